@@ -1,0 +1,128 @@
+//! `App`: the composition root. It builds every core once, wires their collaborators
+//! (clock, ids, storage, faults, and the service handles the scheduler's targets and the
+//! CloudFormation providers call), and is the axum state every handler receives.
+
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::cloudformation::CloudFormation;
+use crate::config::Config;
+use crate::faults::Faults;
+use crate::ids::IdGen;
+use crate::scheduler::Scheduler;
+use crate::services::iam::Iam;
+use crate::services::s3::S3;
+use crate::services::sns::Sns;
+use crate::services::sqs::Sqs;
+use crate::services::ssm::Ssm;
+use crate::storage::Storage;
+
+/// Handles to every part of a running emulator. Cloning is cheap (all handles are `Arc`s).
+#[derive(Clone, Debug)]
+pub struct App {
+    /// The configuration it was started with.
+    pub config: Arc<Config>,
+    /// The one clock.
+    pub clock: Clock,
+    /// The id generator.
+    pub ids: IdGen,
+    /// The durable store (a no-op without `CUMULO_DATA_DIR`).
+    pub storage: Storage,
+    /// Injected failures.
+    pub faults: Faults,
+    /// SQS.
+    pub sqs: Sqs,
+    /// SNS.
+    pub sns: Sns,
+    /// SSM Parameter Store.
+    pub ssm: Ssm,
+    /// S3 (templates for CloudFormation).
+    pub s3: S3,
+    /// IAM roles and policies (stored for CloudFormation).
+    pub iam: Iam,
+    /// EventBridge Scheduler, with its dispatcher.
+    pub scheduler: Scheduler,
+    /// CloudFormation.
+    pub cloudformation: CloudFormation,
+}
+
+/// What `App::new` needs besides the configuration (tests inject a manual clock and a seed).
+#[derive(Clone, Debug, Default)]
+pub struct Parts {
+    /// The clock to use; `None` builds one in the configured mode.
+    pub clock: Option<Clock>,
+    /// The storage to use; `None` is in-memory.
+    pub storage: Option<Storage>,
+}
+
+impl App {
+    /// Builds every core. Background tasks (the dispatcher) start with [`App::start`].
+    pub fn new(config: Config, parts: Parts) -> App {
+        let config = Arc::new(config);
+        let clock = parts.clock.unwrap_or_else(|| Clock::new(config.clock));
+        let ids = config.seed.map(IdGen::seeded).unwrap_or_default();
+        let storage = parts.storage.unwrap_or_else(Storage::memory);
+        let faults = Faults::default();
+        let sqs = Sqs::new(clock.clone(), ids.clone(), storage.clone());
+        let sns = Sns::new(clock.clone(), ids.clone(), storage.clone(), sqs.clone());
+        let ssm = Ssm::new(clock.clone(), storage.clone());
+        let s3 = S3::new(clock.clone(), storage.clone());
+        let iam = Iam::new(clock.clone(), ids.clone(), storage.clone());
+        let scheduler = Scheduler::new(crate::scheduler::Deps {
+            config: config.clone(),
+            clock: clock.clone(),
+            ids: ids.clone(),
+            storage: storage.clone(),
+            faults: faults.clone(),
+            sqs: sqs.clone(),
+            sns: sns.clone(),
+        });
+        let cloudformation = CloudFormation::new(crate::cloudformation::Deps {
+            config: config.clone(),
+            clock: clock.clone(),
+            ids: ids.clone(),
+            storage: storage.clone(),
+            faults: faults.clone(),
+            sqs: sqs.clone(),
+            sns: sns.clone(),
+            ssm: ssm.clone(),
+            s3: s3.clone(),
+            iam: iam.clone(),
+            scheduler: scheduler.clone(),
+        });
+        App {
+            config,
+            clock,
+            ids,
+            storage,
+            faults,
+            sqs,
+            sns,
+            ssm,
+            s3,
+            iam,
+            scheduler,
+            cloudformation,
+        }
+    }
+
+    /// Starts the background tasks (the scheduler's dispatcher).
+    pub fn start(&self) {
+        self.scheduler.start();
+    }
+
+    /// `POST /_cumulo/reset`: wipes every account's and region's state, the faults and the
+    /// invocation history; the clock keeps its mode and time.
+    pub async fn reset(&self) {
+        self.faults.clear();
+        self.cloudformation.reset();
+        self.scheduler.reset();
+        self.sqs.reset();
+        self.sns.reset();
+        self.ssm.reset();
+        self.s3.reset();
+        self.iam.reset();
+        self.storage.wipe();
+        self.storage.sync().await;
+    }
+}

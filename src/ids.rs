@@ -1,0 +1,161 @@
+//! Identity of a request's owner (account and region) and generation of ids.
+//!
+//! Every piece of service state lives under a [`Scope`] (account id + region), taken from each
+//! request's SigV4 credential (`crate::protocol::route`). Random ids (UUIDs, hex ids, name
+//! suffixes) come from one [`IdGen`], seedable with `CUMULO_SEED` so runs can be repeated.
+
+use std::sync::{Arc, Mutex};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+/// The account used when a request's access key is not a 12-digit account id.
+pub const DEFAULT_ACCOUNT: &str = "000000000000";
+/// The region used when a request names none.
+pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// An (account, region) pair: the partition key of all service state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Scope {
+    /// 12-digit AWS account id.
+    pub account: String,
+    /// Region name, e.g. `us-east-1`.
+    pub region: String,
+}
+
+impl Scope {
+    /// A scope from its parts.
+    pub fn new(account: impl Into<String>, region: impl Into<String>) -> Scope {
+        Scope {
+            account: account.into(),
+            region: region.into(),
+        }
+    }
+
+    /// `000000000000` / `us-east-1`.
+    pub fn default_scope() -> Scope {
+        Scope::new(DEFAULT_ACCOUNT, DEFAULT_REGION)
+    }
+
+    /// The account for an access key id: the key itself when it is 12 digits (LocalStack's
+    /// convention), else [`DEFAULT_ACCOUNT`].
+    pub fn account_for_access_key(access_key: &str) -> String {
+        if access_key.len() == 12 && access_key.bytes().all(|b| b.is_ascii_digit()) {
+            access_key.to_string()
+        } else {
+            DEFAULT_ACCOUNT.to_string()
+        }
+    }
+
+    /// `arn:aws:<service>:<region>:<account>:<resource>`.
+    pub fn arn(&self, service: &str, resource: &str) -> String {
+        format!(
+            "arn:aws:{service}:{}:{}:{resource}",
+            self.region, self.account
+        )
+    }
+
+    /// `arn:aws:<service>::<account>:<resource>` for global services (IAM).
+    pub fn global_arn(&self, service: &str, resource: &str) -> String {
+        format!("arn:aws:{service}::{}:{resource}", self.account)
+    }
+}
+
+/// The source of random ids. Clone it freely; clones share one generator.
+#[derive(Clone)]
+pub struct IdGen {
+    rng: Arc<Mutex<StdRng>>,
+}
+
+impl std::fmt::Debug for IdGen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdGen")
+    }
+}
+
+impl Default for IdGen {
+    fn default() -> Self {
+        IdGen {
+            rng: Arc::new(Mutex::new(StdRng::from_os_rng())),
+        }
+    }
+}
+
+const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+impl IdGen {
+    /// A generator whose sequence is fixed by `seed`.
+    pub fn seeded(seed: u64) -> IdGen {
+        IdGen {
+            rng: Arc::new(Mutex::new(StdRng::seed_from_u64(seed))),
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut StdRng) -> T) -> T {
+        let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut rng)
+    }
+
+    /// A random (version 4) UUID, lower-case hyphenated.
+    pub fn uuid(&self) -> String {
+        let bytes: [u8; 16] = self.with(|r| r.random());
+        uuid::Builder::from_random_bytes(bytes)
+            .into_uuid()
+            .to_string()
+    }
+
+    /// `n` lower-case hex characters.
+    pub fn hex(&self, n: usize) -> String {
+        self.with(|r| {
+            (0..n)
+                .map(|_| char::from(b"0123456789abcdef"[r.random_range(0..16)]))
+                .collect()
+        })
+    }
+
+    /// `n` characters of `[A-Za-z0-9]`.
+    pub fn alnum(&self, n: usize) -> String {
+        self.with(|r| {
+            (0..n)
+                .map(|_| char::from(ALNUM[r.random_range(0..ALNUM.len())]))
+                .collect()
+        })
+    }
+
+    /// `n` characters of `[A-Z0-9]` (CloudFormation's generated-name suffixes, IAM ids).
+    pub fn upper_alnum(&self, n: usize) -> String {
+        const UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        self.with(|r| {
+            (0..n)
+                .map(|_| char::from(UPPER[r.random_range(0..UPPER.len())]))
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twelve_digit_access_keys_name_the_account() {
+        assert_eq!(
+            Scope::account_for_access_key("123456789012"),
+            "123456789012"
+        );
+        assert_eq!(Scope::account_for_access_key("test"), DEFAULT_ACCOUNT);
+        assert_eq!(
+            Scope::account_for_access_key("12345678901a"),
+            DEFAULT_ACCOUNT
+        );
+    }
+
+    #[test]
+    fn seeded_generators_repeat() {
+        let (a, b) = (IdGen::seeded(7), IdGen::seeded(7));
+        assert_eq!(a.uuid(), b.uuid());
+        assert_eq!(a.hex(16).len(), 16);
+        assert_eq!(a.upper_alnum(13).len(), 13);
+    }
+}

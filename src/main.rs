@@ -1,0 +1,121 @@
+//! The `cumulo` binary: flags and `CUMULO_*` variables → `Config`, logging, then
+//! `cumulo::run` until Ctrl-C or SIGTERM. Nothing else lives here.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use cumulo::clock::ClockMode;
+use cumulo::config::{Config, UnsupportedResources};
+
+/// Cumulo: a local AWS emulator (CloudFormation + EventBridge Scheduler + SQS/SNS/SSM/S3) on one port.
+#[derive(Debug, Parser)]
+#[command(name = "cumulo", version, about)]
+struct Cli {
+    /// Address to listen on.
+    #[arg(long, env = "CUMULO_HOST", default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on (0 picks a free one and prints it).
+    #[arg(long, env = "CUMULO_PORT", default_value_t = 4566)]
+    port: u16,
+    /// Clock mode: `system` (wall time) or `manual` (frozen until POST /_cumulo/clock moves it).
+    #[arg(long, env = "CUMULO_CLOCK", default_value = "system", value_parser = ["system", "manual"])]
+    clock: String,
+    /// Log filter (tracing EnvFilter syntax), e.g. `info`, `debug`, `cumulo=trace`.
+    #[arg(long, env = "CUMULO_LOG", default_value = "info")]
+    log: String,
+    /// Keep state in this directory across restarts (in memory when absent).
+    #[arg(long, env = "CUMULO_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Entries kept by /_cumulo/scheduler/invocations (oldest dropped first).
+    #[arg(long, env = "CUMULO_INVOCATION_HISTORY", default_value_t = 10_000)]
+    invocation_history: usize,
+    /// Whether the dispatcher fires schedules (`false` gives CRUD only).
+    #[arg(long, env = "CUMULO_SCHEDULER_INVOCATION_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    scheduler_invocation_enabled: bool,
+    /// What a registry resource type without a Cumulo provider does: `fail` or `placeholder`.
+    #[arg(long, env = "CUMULO_CFN_UNSUPPORTED", default_value = "fail", value_parser = ["fail", "placeholder"])]
+    cfn_unsupported: String,
+    /// Seed for generated ids (repeatable runs).
+    #[arg(long, env = "CUMULO_SEED")]
+    seed: Option<u64>,
+}
+
+impl Cli {
+    fn config(&self) -> Config {
+        Config {
+            host: self.host.clone(),
+            port: self.port,
+            clock: ClockMode::parse(&self.clock).unwrap_or(ClockMode::System),
+            data_dir: self.data_dir.clone(),
+            invocation_history: self.invocation_history,
+            scheduler_invocation_enabled: self.scheduler_invocation_enabled,
+            cfn_unsupported: if self.cfn_unsupported == "placeholder" {
+                UnsupportedResources::Placeholder
+            } else {
+                UnsupportedResources::Fail
+            },
+            seed: self.seed,
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let config = cli.config();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("cumulo: cannot start the async runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let addr = format!("{}:{}", config.host, config.port);
+        let listener = match tokio::net::TcpListener::bind(&addr).await {
+            Ok(l) => l,
+            Err(err) => {
+                eprintln!("cumulo: cannot listen on {addr}: {err}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
+        tracing::info!(address = %local, clock = config.clock.as_str(), "Cumulo listening");
+        match cumulo::run(config, listener, shutdown_signal()).await {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("cumulo: server error: {err}");
+                std::process::ExitCode::FAILURE
+            }
+        }
+    })
+}

@@ -1,0 +1,314 @@
+//! Cumulo's own test-control endpoints under `/_cumulo/` (and `/_localstack/health`), exactly
+//! as `../shared/spec/extensions.md` defines them: health, reset, clock, faults, scheduler
+//! invocations and previews. Bodies are JSON; errors are
+//! `{"error":"ValidationException","message":...}` (400) or `{"error":"ResourceNotFoundException",...}` (404).
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::app::App;
+use crate::clock::ClockMode;
+use crate::faults::FaultRuleInput;
+use crate::ids::Scope;
+use crate::time::{parse_rfc3339, rfc3339};
+
+/// The version reported by the health endpoints.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Routes of the control surface.
+pub fn routes() -> Router<App> {
+    Router::new()
+        .route("/_cumulo/health", get(health))
+        .route("/_localstack/health", get(localstack_health))
+        .route("/_cumulo/reset", post(reset))
+        .route("/_cumulo/clock", get(clock_get).post(clock_post))
+        .route(
+            "/_cumulo/faults",
+            post(faults_add).get(faults_list).delete(faults_clear),
+        )
+        .route("/_cumulo/faults/{id}", delete(faults_delete))
+        .route("/_cumulo/scheduler/invocations", get(invocations))
+        .route("/_cumulo/scheduler/preview", get(preview))
+        .route(
+            "/_cumulo/scheduler/schedules/{group}/{name}/preview",
+            get(stored_preview),
+        )
+}
+
+/// A control-surface error: `{"error": code, "message": message}`.
+#[derive(Debug)]
+pub struct ControlError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ControlError {
+    /// 400 ValidationException.
+    pub fn validation(message: impl Into<String>) -> ControlError {
+        ControlError {
+            status: StatusCode::BAD_REQUEST,
+            code: "ValidationException",
+            message: message.into(),
+        }
+    }
+
+    /// 404 ResourceNotFoundException.
+    pub fn not_found(message: impl Into<String>) -> ControlError {
+        ControlError {
+            status: StatusCode::NOT_FOUND,
+            code: "ResourceNotFoundException",
+            message: message.into(),
+        }
+    }
+}
+
+impl From<crate::scheduler::Error> for ControlError {
+    fn from(err: crate::scheduler::Error) -> Self {
+        match err {
+            crate::scheduler::Error::ResourceNotFound(m) => ControlError::not_found(m),
+            other => ControlError::validation(other.message().to_string()),
+        }
+    }
+}
+
+impl IntoResponse for ControlError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(json!({ "error": self.code, "message": self.message })),
+        )
+            .into_response()
+    }
+}
+
+fn services_map() -> Value {
+    json!({
+        "cloudformation": "running",
+        "scheduler": "running",
+        "sqs": "running",
+        "sns": "running",
+        "ssm": "running",
+        "s3": "running",
+        "iam": "running",
+    })
+}
+
+async fn health() -> Json<Value> {
+    Json(json!({ "status": "running", "version": VERSION, "services": services_map() }))
+}
+
+async fn localstack_health() -> Json<Value> {
+    Json(json!({ "services": services_map(), "edition": "community", "version": VERSION }))
+}
+
+async fn reset(State(app): State<App>) -> Json<Value> {
+    app.reset().await;
+    Json(json!({}))
+}
+
+async fn clock_get(State(app): State<App>) -> Json<Value> {
+    Json(json!({ "now": rfc3339(app.clock.now()), "mode": app.clock.mode().as_str() }))
+}
+
+/// Exactly one of `mode`, `set` or `advance_seconds`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockRequest {
+    mode: Option<String>,
+    set: Option<String>,
+    advance_seconds: Option<f64>,
+}
+
+async fn clock_post(
+    State(app): State<App>,
+    body: Option<Json<Value>>,
+) -> Result<Json<Value>, ControlError> {
+    let Some(Json(body)) = body else {
+        return Err(ControlError::validation(
+            "the body must be a JSON object with mode, set or advance_seconds",
+        ));
+    };
+    let req: ClockRequest =
+        serde_json::from_value(body).map_err(|e| ControlError::validation(e.to_string()))?;
+    let given = [
+        req.mode.is_some(),
+        req.set.is_some(),
+        req.advance_seconds.is_some(),
+    ];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(ControlError::validation(
+            "give exactly one of mode, set or advance_seconds",
+        ));
+    }
+    if let Some(mode) = req.mode {
+        let mode = ClockMode::parse(&mode).ok_or_else(|| {
+            ControlError::validation(format!("mode '{mode}' is not one of system, manual"))
+        })?;
+        app.clock.set_mode(mode);
+        app.scheduler.clock_mode_changed();
+        return Ok(Json(
+            json!({ "now": rfc3339(app.clock.now()), "mode": mode.as_str() }),
+        ));
+    }
+    let to: DateTime<Utc> = if let Some(set) = req.set {
+        parse_rfc3339(&set).ok_or_else(|| {
+            ControlError::validation(format!("set '{set}' is not an RFC 3339 instant"))
+        })?
+    } else {
+        let secs = req.advance_seconds.unwrap_or_default();
+        if !secs.is_finite() || secs < 0.0 {
+            return Err(ControlError::validation(format!(
+                "advance_seconds must be a non-negative number, got {secs}"
+            )));
+        }
+        let span = chrono::Duration::nanoseconds((secs * 1e9).round() as i64);
+        app.clock.now() + span
+    };
+    app.clock
+        .check_manual_move(to)
+        .map_err(|e| ControlError::validation(e.to_string()))?;
+    let fired = app
+        .scheduler
+        .advance_to(to)
+        .await
+        .map_err(|e| ControlError::validation(e.to_string()))?;
+    Ok(Json(
+        json!({ "now": rfc3339(app.clock.now()), "fired": fired }),
+    ))
+}
+
+async fn faults_add(
+    State(app): State<App>,
+    body: Option<Json<Value>>,
+) -> Result<Response, ControlError> {
+    let Some(Json(body)) = body else {
+        return Err(ControlError::validation(
+            "the body must be a JSON object describing the rule",
+        ));
+    };
+    let input: FaultRuleInput =
+        serde_json::from_value(body).map_err(|e| ControlError::validation(e.to_string()))?;
+    let id = app.ids.uuid();
+    let rule = input
+        .into_rule(id.clone())
+        .map_err(|e| ControlError::validation(e.0))?;
+    app.faults.add(rule);
+    Ok((StatusCode::CREATED, Json(json!({ "id": id }))).into_response())
+}
+
+async fn faults_list(State(app): State<App>) -> Json<Value> {
+    Json(json!({ "faults": app.faults.list() }))
+}
+
+async fn faults_clear(State(app): State<App>) -> Json<Value> {
+    app.faults.clear();
+    Json(json!({}))
+}
+
+async fn faults_delete(
+    State(app): State<App>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ControlError> {
+    if app.faults.remove(&id) {
+        Ok(Json(json!({})))
+    } else {
+        Err(ControlError::not_found(format!(
+            "no fault rule has id '{id}'"
+        )))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct InvocationsQuery {
+    schedule_arn: Option<String>,
+    limit: Option<String>,
+}
+
+fn parse_count(
+    name: &str,
+    value: Option<&str>,
+    default: usize,
+    max: usize,
+) -> Result<usize, ControlError> {
+    match value {
+        None | Some("") => Ok(default),
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) if n >= 1 && n <= max => Ok(n),
+            _ => Err(ControlError::validation(format!(
+                "{name} must be an integer from 1 to {max}, got '{v}'"
+            ))),
+        },
+    }
+}
+
+async fn invocations(
+    State(app): State<App>,
+    Query(q): Query<InvocationsQuery>,
+) -> Result<Json<Value>, ControlError> {
+    let limit = match q.limit.as_deref() {
+        None | Some("") => None,
+        Some(v) => Some(parse_count("limit", Some(v), 0, usize::MAX)?),
+    };
+    let list = app.scheduler.invocations(q.schedule_arn.as_deref(), limit);
+    Ok(Json(json!({ "invocations": list })))
+}
+
+#[derive(Debug, Deserialize)]
+struct PreviewQuery {
+    expression: Option<String>,
+    timezone: Option<String>,
+    after: Option<String>,
+    count: Option<String>,
+}
+
+/// Most fires one preview answers.
+pub const MAX_PREVIEW: usize = 100;
+
+async fn preview(
+    State(app): State<App>,
+    Query(q): Query<PreviewQuery>,
+) -> Result<Json<Value>, ControlError> {
+    let expression = q
+        .expression
+        .ok_or_else(|| ControlError::validation("expression is required"))?;
+    let after = match q.after.as_deref() {
+        None | Some("") => app.clock.now(),
+        Some(a) => parse_rfc3339(a).ok_or_else(|| {
+            ControlError::validation(format!("after '{a}' is not an RFC 3339 instant"))
+        })?,
+    };
+    let count = parse_count("count", q.count.as_deref(), 5, MAX_PREVIEW)?;
+    let fires = app
+        .scheduler
+        .preview(&expression, q.timezone.as_deref(), after, count)?;
+    Ok(Json(json!({ "fires": fires })))
+}
+
+#[derive(Debug, Deserialize)]
+struct StoredPreviewQuery {
+    count: Option<String>,
+    account: Option<String>,
+    region: Option<String>,
+}
+
+async fn stored_preview(
+    State(app): State<App>,
+    Path((group, name)): Path<(String, String)>,
+    Query(q): Query<StoredPreviewQuery>,
+) -> Result<Json<Value>, ControlError> {
+    let count = parse_count("count", q.count.as_deref(), 5, MAX_PREVIEW)?;
+    let default = Scope::default_scope();
+    let scope = Scope::new(
+        q.account.unwrap_or(default.account),
+        q.region.unwrap_or(default.region),
+    );
+    let fires = app.scheduler.stored_preview(&scope, &group, &name, count)?;
+    Ok(Json(json!({ "fires": fires })))
+}

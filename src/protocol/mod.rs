@@ -1,0 +1,161 @@
+//! The edge: the only code that knows HTTP, AWS wire protocols and wire shapes.
+//!
+//! One axum [`router`] on one port serves Cumulo's own `/_cumulo/` endpoints ([`control`]) and,
+//! as its fallback, every AWS request: [`route`] picks the service from the SigV4 scope,
+//! `X-Amz-Target`, `Action=` or the REST path; `wire::<service>::handle` decodes the operation,
+//! calls one core operation, and encodes the answer or the [`error::WireError`].
+//! Nothing below this module (scheduler, cloudformation, services) names axum or wire shapes.
+
+pub mod control;
+pub mod error;
+pub mod query;
+pub mod route;
+pub mod wire;
+pub mod xml;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::response::Response;
+use axum::Router;
+use tracing::Instrument;
+
+use crate::app::App;
+use crate::ids::Scope;
+use error::{Protocol, WireError};
+use query::QueryInput;
+use route::Service;
+
+/// Largest request body accepted (S3 template uploads are at most 1,000,000 bytes; SQS
+/// messages 256 KiB).
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// One AWS request, read whole, with the scope it acts in.
+#[derive(Debug)]
+pub struct AwsRequest {
+    /// HTTP method.
+    pub method: Method,
+    /// Raw URI (path not percent-decoded: Scheduler's `/tags/{ResourceArn}` needs `%2F` kept).
+    pub uri: Uri,
+    /// Request headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Bytes,
+    /// Account and region the request acts in.
+    pub scope: Scope,
+    /// This request's id (echoed in responses and errors).
+    pub request_id: String,
+}
+
+impl AwsRequest {
+    /// The urlencoded form of an awsQuery request (body, plus the URL query for a GET).
+    pub fn form(&self) -> QueryInput {
+        QueryInput::parse(&self.body, self.uri.query())
+    }
+
+    /// The raw URL query string, or "".
+    pub fn url_query(&self) -> &str {
+        self.uri.query().unwrap_or("")
+    }
+}
+
+/// The whole HTTP surface. Tests serve it on `127.0.0.1:0` and talk to it with the AWS SDKs.
+pub fn router(app: App) -> Router {
+    Router::new()
+        .merge(control::routes())
+        .fallback(aws)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(app)
+}
+
+fn is_form(headers: &HeaderMap) -> bool {
+    headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"))
+}
+
+async fn aws(State(app): State<App>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let request_id = app.ids.uuid();
+    let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(b) => b,
+        Err(_) => {
+            return WireError::bad_request("RequestEntityTooLarge", "the request body is too large")
+                .into_response(Protocol::RestJson, &request_id)
+        }
+    };
+    let form_action = if is_form(&parts.headers) || parts.method == Method::GET {
+        QueryInput::parse(&body, parts.uri.query())
+            .action()
+            .map(str::to_string)
+    } else {
+        None
+    };
+    let Some(routed) = route::route(
+        &parts.method,
+        &parts.uri,
+        &parts.headers,
+        form_action.as_deref(),
+    ) else {
+        return unknown_service(&parts.headers, "unknown", &request_id);
+    };
+    let req = AwsRequest {
+        method: parts.method,
+        uri: parts.uri,
+        headers: parts.headers,
+        body,
+        scope: routed.scope,
+        request_id,
+    };
+    let span =
+        tracing::debug_span!("aws", service = routed.service.name(), request_id = %req.request_id);
+    let handled = async {
+        match routed.service {
+            Service::CloudFormation => wire::cloudformation::handle(&app, req).await,
+            Service::Scheduler => wire::scheduler::handle(&app, req).await,
+            Service::Sqs => wire::sqs::handle(&app, req).await,
+            Service::Sns => wire::sns::handle(&app, req).await,
+            Service::Ssm => wire::ssm::handle(&app, req).await,
+            Service::S3 => wire::s3::handle(&app, req).await,
+            Service::Other(name) => unknown_service(&req.headers, &name, &req.request_id),
+        }
+    };
+    handled.instrument(span).await
+}
+
+/// A service Cumulo does not emulate: HTTP 400 naming it (never a 500, which botocore retries).
+fn unknown_service(headers: &HeaderMap, name: &str, request_id: &str) -> Response {
+    let err = WireError::bad_request(
+        "UnknownService",
+        format!("Cumulo does not emulate the AWS service '{name}'"),
+    );
+    if is_form(headers) {
+        err.into_response(Protocol::Query { xmlns: "" }, request_id)
+    } else {
+        err.into_response(
+            Protocol::Json {
+                type_prefix: "",
+                content_type: "application/x-amz-json-1.1",
+            },
+            request_id,
+        )
+    }
+}
+
+/// A 200 response with `content_type` and `body`, carrying the request id headers.
+pub fn ok_response(
+    content_type: &'static str,
+    body: impl Into<Body>,
+    request_id: &str,
+) -> Response {
+    let mut response = Response::new(body.into());
+    *response.status_mut() = StatusCode::OK;
+    let headers = response.headers_mut();
+    headers.insert("content-type", HeaderValue::from_static(content_type));
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        headers.insert("x-amzn-requestid", v.clone());
+        headers.insert("x-amz-request-id", v);
+    }
+    response
+}
