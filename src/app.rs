@@ -17,6 +17,36 @@ use crate::services::sqs::Sqs;
 use crate::services::ssm::Ssm;
 use crate::storage::Storage;
 
+/// The base URL clients reach Cumulo at (`http://127.0.0.1:4566`), known once the listener is
+/// bound; queue URLs, S3 template URLs and SNS unsubscribe URLs are built on it.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    url: Arc<std::sync::OnceLock<String>>,
+}
+
+impl Default for Endpoint {
+    fn default() -> Self {
+        Endpoint {
+            url: Arc::new(std::sync::OnceLock::new()),
+        }
+    }
+}
+
+impl Endpoint {
+    /// Records the bound address (first call wins).
+    pub fn set(&self, addr: std::net::SocketAddr) {
+        let _ = self.url.set(format!("http://{addr}"));
+    }
+
+    /// `http://<host>:<port>` of the listener, or `http://localhost:4566` before it is bound.
+    pub fn url(&self) -> &str {
+        self.url
+            .get()
+            .map(String::as_str)
+            .unwrap_or("http://localhost:4566")
+    }
+}
+
 /// Handles to every part of a running emulator. Cloning is cheap (all handles are `Arc`s).
 #[derive(Clone, Debug)]
 pub struct App {
@@ -26,6 +56,8 @@ pub struct App {
     pub clock: Clock,
     /// The id generator.
     pub ids: IdGen,
+    /// Where clients reach this emulator.
+    pub endpoint: Endpoint,
     /// The durable store (a no-op without `CUMULO_DATA_DIR`).
     pub storage: Storage,
     /// Injected failures.
@@ -61,9 +93,15 @@ impl App {
         let config = Arc::new(config);
         let clock = parts.clock.unwrap_or_else(|| Clock::new(config.clock));
         let ids = config.seed.map(IdGen::seeded).unwrap_or_default();
+        let endpoint = Endpoint::default();
         let storage = parts.storage.unwrap_or_else(Storage::memory);
         let faults = Faults::default();
-        let sqs = Sqs::new(clock.clone(), ids.clone(), storage.clone());
+        let sqs = Sqs::new(
+            clock.clone(),
+            ids.clone(),
+            storage.clone(),
+            endpoint.clone(),
+        );
         let sns = Sns::new(clock.clone(), ids.clone(), storage.clone(), sqs.clone());
         let ssm = Ssm::new(clock.clone(), storage.clone());
         let s3 = S3::new(clock.clone(), storage.clone());
@@ -94,6 +132,7 @@ impl App {
             config,
             clock,
             ids,
+            endpoint,
             storage,
             faults,
             sqs,

@@ -35,6 +35,9 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    if let Ok(addr) = listener.local_addr() {
+        app.endpoint.set(addr);
+    }
     app.start();
     axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown)

@@ -2,6 +2,7 @@
 //! validation, expression evaluation, and the dispatcher that fires them. Knows nothing of HTTP.
 
 mod error;
+pub mod expression;
 
 use std::sync::Arc;
 

@@ -1,6 +1,7 @@
 //! SQS: queues (standard and FIFO) and their messages. Target of scheduler deliveries and
 //! dead-letter queues, backend of `AWS::SQS::Queue`.
 
+use crate::app::Endpoint;
 use crate::clock::Clock;
 use crate::ids::IdGen;
 use crate::storage::Storage;
@@ -14,12 +15,15 @@ pub struct Sqs {
     ids: IdGen,
     #[allow(dead_code)]
     storage: Storage,
+    #[allow(dead_code)]
+    endpoint: Endpoint,
 }
 
 impl Sqs {
     /// An empty SQS.
-    pub fn new(clock: Clock, ids: IdGen, storage: Storage) -> Sqs {
+    pub fn new(clock: Clock, ids: IdGen, storage: Storage, endpoint: Endpoint) -> Sqs {
         Sqs {
+            endpoint,
             clock,
             ids,
             storage,
