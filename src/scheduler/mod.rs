@@ -3,6 +3,7 @@
 
 mod error;
 pub mod expression;
+pub mod invocations;
 
 use std::sync::Arc;
 
