@@ -1,0 +1,1 @@
+//! Validation of Scheduler requests, exactly as AWS reports it (filled in next).
