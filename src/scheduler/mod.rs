@@ -1,16 +1,35 @@
 //! EventBridge Scheduler: schedules and schedule groups per (account, region), their
 //! validation, expression evaluation, and the dispatcher that fires them. Knows nothing of HTTP.
+//!
+//! [`Scheduler`] has one method per API operation (CreateSchedule, GetSchedule, ...). Each takes
+//! the caller's [`Scope`] and a raw input from [`model`], validates it exactly as AWS does
+//! ([`validate`]) and applies it to the store ([`store`]). The wire layer
+//! (`crate::protocol::wire::scheduler`) and the CloudFormation providers call the same methods,
+//! so a template is refused for exactly the reasons the API would refuse it.
+//!
+//! Hooks for the dispatcher: [`Scheduler::subscribe_changes`] (every create, update, enable,
+//! disable and delete, in order, with the schedule's generation), [`Scheduler::schedule`]
+//! (a cheap read by key), [`Scheduler::schedules_snapshot`] and
+//! [`Scheduler::delete_after_completion`].
 
 mod error;
 pub mod expression;
 pub mod invocations;
+pub mod model;
+mod paging;
+mod store;
+pub mod validate;
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use tokio::sync::mpsc;
 
 pub use error::Error;
+pub use model::*;
+use validate::Violations;
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -39,11 +58,12 @@ pub struct Deps {
     pub sns: Sns,
 }
 
-/// Handle to the Scheduler core.
+/// Handle to the Scheduler core. Clones share one store.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
     #[allow(dead_code)]
     deps: Deps,
+    store: Arc<store::Store>,
 }
 
 /// One delivery attempt made while the manual clock moved (`POST /_cumulo/clock` answer).
@@ -70,17 +90,424 @@ pub struct PreviewFire {
     pub local: String,
 }
 
+/// A request's fingerprint: a hash of everything but its client token.
+fn fingerprint(request: &impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    request.hash(&mut h);
+    h.finish()
+}
+
+/// The fingerprint of a CreateSchedule / UpdateSchedule request (every member but the token).
+fn schedule_fingerprint(input: &ScheduleInput) -> u64 {
+    let ScheduleInput {
+        name,
+        group_name,
+        schedule_expression,
+        schedule_expression_timezone,
+        description,
+        start_date,
+        end_date,
+        state,
+        action_after_completion,
+        flexible_time_window,
+        kms_key_arn,
+        target,
+        client_token: _,
+    } = input;
+    fingerprint(&(
+        (
+            name,
+            group_name,
+            schedule_expression,
+            schedule_expression_timezone,
+        ),
+        (
+            description,
+            start_date,
+            end_date,
+            state,
+            action_after_completion,
+        ),
+        (flexible_time_window, kms_key_arn, target),
+    ))
+}
+
+/// Which remembered token a mutation uses, if it carries one.
+fn token_use<'a>(
+    scope: &Scope,
+    operation: &str,
+    token: Option<&'a str>,
+    fingerprint: u64,
+) -> Option<store::TokenUse<'a>> {
+    let token = token?;
+    Some(store::TokenUse {
+        token,
+        key: self::fingerprint(&(&scope.account, &scope.region, operation, token)),
+        fingerprint,
+    })
+}
+
+/// The ARN a replayed CreateSchedule / UpdateSchedule answers (the request is identical).
+fn replayed_schedule_arn(scope: &Scope, input: &ScheduleInput) -> String {
+    schedule_arn(
+        scope,
+        input.group_name.as_deref().unwrap_or(DEFAULT_GROUP),
+        &input.name,
+    )
+}
+
+/// MaxResults, defaulting to 100 (validated to 1–100 before).
+fn page_size(max_results: Option<i64>) -> usize {
+    max_results
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(100)
+        .clamp(1, 100)
+}
+
+/// The group a tag ARN names, when it is in the caller's account and region.
+fn own_group(scope: &Scope, target: Option<(String, String, String)>) -> Result<String, Error> {
+    let Some((region, account, group)) = target else {
+        return Err(Error::Internal("a validated ARN did not parse".into()));
+    };
+    if region != scope.region || account != scope.account {
+        return Err(Error::ResourceNotFound(format!(
+            "Schedule group {group} does not exist."
+        )));
+    }
+    Ok(group)
+}
+
 impl Scheduler {
     /// A scheduler with no schedules (the `default` group exists in every scope).
     pub fn new(deps: Deps) -> Scheduler {
-        Scheduler { deps }
+        let store = Arc::new(store::Store::new(deps.storage.clone()));
+        Scheduler { deps, store }
     }
 
     /// Starts the dispatcher task.
     pub fn start(&self) {}
 
-    /// Deletes every schedule and group, pending retry and invocation record.
-    pub fn reset(&self) {}
+    /// Deletes every schedule and group, pending retry and invocation record (and remembered
+    /// client tokens); the `default` group exists again in every scope. Subscribers get
+    /// [`ScheduleChange::Reset`].
+    pub fn reset(&self) {
+        self.store.reset();
+    }
+
+    // --------------------------------------------------------------------------------------
+    // API operations (EventBridge Scheduler API Reference, "Actions")
+    // --------------------------------------------------------------------------------------
+
+    /// CreateSchedule: validates `input` (ValidationException with AWS's message), then creates
+    /// the schedule in `input.group_name` (default `default`). Returns the schedule ARN.
+    ///
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule group <g> does not exist.`;
+    /// `Conflict` `Schedule <name> already exists.`; `ServiceQuotaExceeded`. A repeated
+    /// `client_token` with an identical request answers the first result again; with a
+    /// different request it is a `Conflict`.
+    pub fn create_schedule(&self, scope: &Scope, input: ScheduleInput) -> Result<String, Error> {
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "CreateSchedule",
+            input.client_token.as_deref(),
+            schedule_fingerprint(&input),
+        );
+        if self.store.check_token(token, now)? {
+            return Ok(replayed_schedule_arn(scope, &input));
+        }
+        let schedule = validate::schedule(&input, now)?;
+        self.store.create_schedule(scope, schedule, token, now)
+    }
+
+    /// UpdateSchedule: a full replace of the schedule `input.name` in `input.group_name`
+    /// (default `default`; the group only locates it). Omitted optional members revert to
+    /// their defaults; CreationDate is kept, LastModificationDate moves. Returns the ARN.
+    ///
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule <name> does not exist.`; `Conflict`
+    /// for a client token reused with a different request.
+    pub fn update_schedule(&self, scope: &Scope, input: ScheduleInput) -> Result<String, Error> {
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "UpdateSchedule",
+            input.client_token.as_deref(),
+            schedule_fingerprint(&input),
+        );
+        if self.store.check_token(token, now)? {
+            return Ok(replayed_schedule_arn(scope, &input));
+        }
+        let schedule = validate::schedule(&input, now)?;
+        self.store.update_schedule(scope, schedule, token, now)
+    }
+
+    /// DeleteSchedule: deletes `name` from `group` (default `default`).
+    ///
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule <name> does not exist.`.
+    pub fn delete_schedule(
+        &self,
+        scope: &Scope,
+        group: Option<&str>,
+        name: &str,
+        client_token: Option<&str>,
+    ) -> Result<(), Error> {
+        let mut v = Violations::default();
+        validate::client_token(&mut v, "clientToken", client_token);
+        validate::group_name(&mut v, "groupName", group);
+        v.name("name", name);
+        v.finish()?;
+        let now = self.deps.clock.now();
+        let group = group.unwrap_or(DEFAULT_GROUP);
+        let token = token_use(
+            scope,
+            "DeleteSchedule",
+            client_token,
+            fingerprint(&(group, name)),
+        );
+        self.store.delete_schedule(scope, group, name, token, now)
+    }
+
+    /// GetSchedule: the schedule `name` in `group` (default `default` only: a schedule in
+    /// another group is not found without its group).
+    ///
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule <name> does not exist.`.
+    pub fn get_schedule(
+        &self,
+        scope: &Scope,
+        group: Option<&str>,
+        name: &str,
+    ) -> Result<Arc<Schedule>, Error> {
+        let mut v = Violations::default();
+        validate::group_name(&mut v, "groupName", group);
+        v.name("name", name);
+        v.finish()?;
+        self.store
+            .get_schedule(scope, group.unwrap_or(DEFAULT_GROUP), name)
+    }
+
+    /// ListSchedules: one page (MaxResults 1–100, default 100), ordered by group then name;
+    /// `next_token` continues strictly after the last schedule returned, so inserts and
+    /// deletes between pages never repeat or skip another schedule.
+    ///
+    /// Errors: `Validation` (also for a NextToken Cumulo did not issue); `ResourceNotFound`
+    /// `Schedule group <g> does not exist.` for a `ScheduleGroup` filter naming a missing group.
+    pub fn list_schedules(
+        &self,
+        scope: &Scope,
+        input: ListSchedulesInput,
+    ) -> Result<ListSchedulesOutput, Error> {
+        let mut v = Violations::default();
+        validate::group_name(&mut v, "groupName", input.group_name.as_deref());
+        validate::list_paging(
+            &mut v,
+            input.max_results,
+            input.name_prefix.as_deref(),
+            input.next_token.as_deref(),
+        );
+        let state = validate::list_state(&mut v, input.state.as_deref());
+        v.finish()?;
+        let after = match input.next_token.as_deref() {
+            None => None,
+            Some(t) => Some(paging::decode_schedule_token(t)?),
+        };
+        let filter = store::ScheduleFilter {
+            group: input.group_name.as_deref(),
+            name_prefix: input.name_prefix.as_deref(),
+            state,
+            max_results: page_size(input.max_results),
+            after,
+        };
+        let (schedules, next) = self.store.list_schedules(scope, &filter)?;
+        Ok(ListSchedulesOutput {
+            schedules,
+            next_token: next.map(|c| paging::encode_schedule_token(&c)),
+        })
+    }
+
+    /// CreateScheduleGroup: creates a group with `input.tags`. Returns the group ARN.
+    ///
+    /// Errors: `Validation`; `Conflict` `Schedule group <name> already exists.` (nothing in
+    /// the existing group changes); `ServiceQuotaExceeded` past 500 groups.
+    pub fn create_schedule_group(
+        &self,
+        scope: &Scope,
+        input: CreateScheduleGroupInput,
+    ) -> Result<String, Error> {
+        let mut v = Violations::default();
+        validate::client_token(&mut v, "clientToken", input.client_token.as_deref());
+        v.name("name", &input.name);
+        let tags = validate::tags(&mut v, "tags", input.tags.as_deref().unwrap_or(&[]));
+        v.finish()?;
+        validate::reserved_keys(tags.iter().map(|t| t.key.as_str()))?;
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "CreateScheduleGroup",
+            input.client_token.as_deref(),
+            fingerprint(&(&input.name, &input.tags)),
+        );
+        self.store
+            .create_group(scope, &input.name, tags, token, now)
+    }
+
+    /// GetScheduleGroup.
+    ///
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule group <name> does not exist.`.
+    pub fn get_schedule_group(&self, scope: &Scope, name: &str) -> Result<ScheduleGroup, Error> {
+        let mut v = Violations::default();
+        v.name("name", name);
+        v.finish()?;
+        self.store.get_group(scope, name)
+    }
+
+    /// DeleteScheduleGroup: deletes the group and every schedule in it, in one step (AWS
+    /// shows the group `DELETING` meanwhile; Cumulo never leaves a half-deleted group).
+    ///
+    /// Errors: `Validation` (also for `default`, which cannot be deleted); `ResourceNotFound`.
+    pub fn delete_schedule_group(
+        &self,
+        scope: &Scope,
+        name: &str,
+        client_token: Option<&str>,
+    ) -> Result<(), Error> {
+        let mut v = Violations::default();
+        validate::client_token(&mut v, "clientToken", client_token);
+        v.name("name", name);
+        v.finish()?;
+        if name == DEFAULT_GROUP {
+            return Err(Error::Validation(
+                validate::DEFAULT_GROUP_UNDELETABLE.into(),
+            ));
+        }
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "DeleteScheduleGroup",
+            client_token,
+            fingerprint(&name),
+        );
+        self.store.delete_group(scope, name, token, now)
+    }
+
+    /// ListScheduleGroups: one page (MaxResults 1–100, default 100), `default` first, then the
+    /// other groups by name.
+    ///
+    /// Errors: `Validation` (also for a NextToken Cumulo did not issue).
+    pub fn list_schedule_groups(
+        &self,
+        scope: &Scope,
+        input: ListScheduleGroupsInput,
+    ) -> Result<ListScheduleGroupsOutput, Error> {
+        let mut v = Violations::default();
+        validate::list_paging(
+            &mut v,
+            input.max_results,
+            input.name_prefix.as_deref(),
+            input.next_token.as_deref(),
+        );
+        v.finish()?;
+        let after = match input.next_token.as_deref() {
+            None => None,
+            Some(t) => Some(paging::decode_group_token(t)?),
+        };
+        let (schedule_groups, next) = self.store.list_groups(
+            scope,
+            input.name_prefix.as_deref(),
+            page_size(input.max_results),
+            after.as_deref(),
+        );
+        Ok(ListScheduleGroupsOutput {
+            schedule_groups,
+            next_token: next.map(|n| paging::encode_group_token(&n)),
+        })
+    }
+
+    /// TagResource: adds `tags` to the group named by `resource_arn` (a schedule-group ARN;
+    /// schedules cannot be tagged: their ARN fails the pattern). An existing key gets the new
+    /// value; at most 200 tags in all.
+    ///
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule group <g> does not exist.` (also for
+    /// a group ARN of another account or region).
+    pub fn tag_resource(
+        &self,
+        scope: &Scope,
+        resource_arn: &str,
+        tags: Option<Vec<TagInput>>,
+    ) -> Result<(), Error> {
+        let mut v = Violations::default();
+        let target = validate::resource_arn(&mut v, resource_arn);
+        let tags = match v.required("tags", tags.as_ref()) {
+            Some(t) => validate::tags(&mut v, "tags", t),
+            None => Vec::new(),
+        };
+        v.finish()?;
+        validate::reserved_keys(tags.iter().map(|t| t.key.as_str()))?;
+        let group = own_group(scope, target)?;
+        self.store.tag_group(scope, &group, resource_arn, tags)
+    }
+
+    /// UntagResource: removes `tag_keys` (absent keys are ignored).
+    ///
+    /// Errors: `Validation`; `ResourceNotFound`.
+    pub fn untag_resource(
+        &self,
+        scope: &Scope,
+        resource_arn: &str,
+        tag_keys: Option<Vec<String>>,
+    ) -> Result<(), Error> {
+        let mut v = Violations::default();
+        let target = validate::resource_arn(&mut v, resource_arn);
+        if let Some(keys) = v.required("tagKeys", tag_keys.as_ref()) {
+            validate::tag_keys(&mut v, "tagKeys", keys);
+        }
+        v.finish()?;
+        let keys = tag_keys.unwrap_or_default();
+        validate::reserved_keys(keys.iter().map(String::as_str))?;
+        let group = own_group(scope, target)?;
+        self.store.untag_group(scope, &group, &keys)
+    }
+
+    /// ListTagsForResource: the group's tags in the order they were first set.
+    ///
+    /// Errors: `Validation`; `ResourceNotFound`.
+    pub fn list_tags_for_resource(
+        &self,
+        scope: &Scope,
+        resource_arn: &str,
+    ) -> Result<Vec<Tag>, Error> {
+        let mut v = Violations::default();
+        let target = validate::resource_arn(&mut v, resource_arn);
+        v.finish()?;
+        let group = own_group(scope, target)?;
+        self.store.group_tags(scope, &group)
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Dispatcher hooks
+    // --------------------------------------------------------------------------------------
+
+    /// Every later change to the set of schedules, in order. One subscriber at a time: a new
+    /// subscription replaces the previous one (whose receiver then ends). Read the schedules
+    /// that exist already with [`Scheduler::schedules_snapshot`] after subscribing.
+    pub fn subscribe_changes(&self) -> mpsc::UnboundedReceiver<ScheduleChange> {
+        self.store.subscribe()
+    }
+
+    /// The schedule at `key`, if any (an `Arc` clone under a short lock).
+    pub fn schedule(&self, key: &ScheduleKey) -> Option<Arc<Schedule>> {
+        self.store.schedule(key)
+    }
+
+    /// Every schedule of every scope, in key order.
+    pub fn schedules_snapshot(&self) -> Vec<(ScheduleKey, Arc<Schedule>)> {
+        self.store.snapshot()
+    }
+
+    /// Deletes the schedule at `key` if it still has `generation` (ActionAfterCompletion
+    /// DELETE after its last invocation); false when it was changed or deleted meanwhile.
+    pub fn delete_after_completion(&self, key: &ScheduleKey, generation: u64) -> bool {
+        self.store.delete_if_generation(key, generation)
+    }
 
     /// The clock switched mode; the dispatcher re-evaluates its next wake-up.
     pub fn clock_mode_changed(&self) {}
