@@ -13,6 +13,7 @@
 //! [`Scheduler::delete_after_completion`].
 
 mod dispatcher;
+pub use dispatcher::{flexible_offset, retry_delay};
 mod error;
 pub mod expression;
 pub mod invocations;

@@ -2,6 +2,7 @@
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
 mod control;
+mod dispatch;
 mod protocol;
 mod sqs;
 mod support;
