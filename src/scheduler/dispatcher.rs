@@ -69,13 +69,17 @@ pub fn flexible_offset(
     Duration::seconds((u64::from_be_bytes(first) % window) as i64)
 }
 
-/// A schedule's occurrence window: StartDate/EndDate, `rate` anchored at StartDate or creation.
+/// A schedule's occurrence window: StartDate/EndDate, `rate` anchored at StartDate or, without
+/// one, at the creation instant rounded up to the whole second (scheduled times are whole
+/// seconds, as `<aws.scheduler.scheduled-time>` writes them).
 pub fn window_of(schedule: &Schedule) -> Window {
-    Window {
-        start: schedule.start_date,
-        end: schedule.end_date,
-        anchor: schedule.start_date.unwrap_or(schedule.creation_date),
-    }
+    let created = schedule.creation_date;
+    let created = if created.timestamp_subsec_nanos() == 0 {
+        created
+    } else {
+        DateTime::from_timestamp(created.timestamp() + 1, 0).unwrap_or(created)
+    };
+    Window { start: schedule.start_date, end: schedule.end_date, anchor: schedule.start_date.unwrap_or(created) }
 }
 
 /// Commands to the dispatcher task.
