@@ -556,3 +556,6 @@ impl Scheduler {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests;
