@@ -21,6 +21,8 @@ mod rate;
 mod zone;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
 
 use std::str::FromStr;
