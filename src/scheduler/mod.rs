@@ -549,17 +549,42 @@ impl Scheduler {
             .collect())
     }
 
-    /// The next `count` occurrences of a stored schedule.
+    /// The next `count` occurrences of a stored schedule strictly after the clock's now,
+    /// honouring its StartDate, EndDate (exclusive) and zone; `rate` counts from StartDate, or
+    /// from the schedule's creation without one. A DISABLED schedule has none.
+    ///
+    /// Errors: `Validation` for a malformed name; `ResourceNotFound`
+    /// `Schedule <name> does not exist.`.
     pub fn stored_preview(
         &self,
-        _scope: &Scope,
-        _group: &str,
+        scope: &Scope,
+        group: &str,
         name: &str,
-        _count: usize,
+        count: usize,
     ) -> Result<Vec<PreviewFire>, Error> {
-        Err(Error::ResourceNotFound(format!(
-            "Schedule {name} does not exist."
-        )))
+        let schedule = self.get_schedule(scope, Some(group), name)?;
+        if schedule.state == ScheduleState::Disabled {
+            return Ok(Vec::new());
+        }
+        let window = expression::Window {
+            start: schedule.start_date,
+            end: schedule.end_date,
+            anchor: schedule.start_date.unwrap_or(schedule.creation_date),
+        };
+        let fires = expression::fires(
+            &schedule.expression,
+            schedule.timezone,
+            &window,
+            self.deps.clock.now(),
+            count,
+        );
+        Ok(fires
+            .iter()
+            .map(|f| PreviewFire {
+                utc: crate::time::rfc3339(f.utc),
+                local: f.local_rfc3339(),
+            })
+            .collect())
     }
 }
 
