@@ -93,6 +93,7 @@ fn accepts_what_aws_accepts() {
         "cron(0 12 15w * ? *)",
         "cron(0 2 ? * fril *)",
         "cron(0 2 ? * fri#2 *)",
+        "cron(30 9 L-0 * ? *)",
         "cron(30 9 L-1 * ? *)",
         "cron(30 9 L-30 * ? *)",
         "cron(0 0 ? * FRI-MON *)",
@@ -200,7 +201,6 @@ fn rejects_what_aws_rejects_with_its_message() {
         // Day-of-month specials stand alone and stay in range.
         "cron(0 0 L,1 * ? *)",
         "cron(0 0 1,L * ? *)",
-        "cron(0 0 L-0 * ? *)",
         "cron(0 0 L-31 * ? *)",
         "cron(0 0 L-1W * ? *)",
         "cron(0 0 0W * ? *)",
