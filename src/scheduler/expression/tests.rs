@@ -1309,3 +1309,52 @@ fn start_and_end_dates_bound_recurring_schedules() {
         "2030-01-01T12:30:00Z"
     );
 }
+
+#[test]
+fn extreme_instants_answer_without_panicking() {
+    let extremes = [DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC];
+    for text in [
+        "cron(* * * * ? *)",
+        "cron(0 0 L * ? *)",
+        "rate(1 minute)",
+        "rate(2147483647 days)",
+        "at(0001-01-01T00:00:00)",
+        "at(9999-12-31T23:59:59)",
+    ] {
+        let expr = ScheduleExpression::parse(text).expect("valid");
+        for zone in ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"] {
+            for after in extremes {
+                for anchor in extremes {
+                    let window = Window {
+                        start: Some(anchor),
+                        end: Some(anchor),
+                        anchor,
+                    };
+                    let _ = expr.next_after(after, tz(zone), &window);
+                    let _ = expr.next_after(after, tz(zone), &Window::anchored_at(anchor));
+                }
+            }
+        }
+    }
+    let cron = ScheduleExpression::parse("cron(* * * * ? *)").expect("valid");
+    let window = Window::anchored_at(DateTime::<Utc>::MIN_UTC);
+    assert_eq!(
+        cron.next_after(DateTime::<Utc>::MIN_UTC, Tz::UTC, &window),
+        Some(utc("1970-01-01T00:00:00Z"))
+    );
+    assert_eq!(
+        cron.next_after(DateTime::<Utc>::MAX_UTC, Tz::UTC, &window),
+        None
+    );
+}
+
+#[test]
+fn fires_beyond_the_calendar_are_written_in_utc() {
+    let fire = Fire::new(DateTime::<Utc>::MAX_UTC, tz("Pacific/Kiritimati"));
+    assert_eq!(
+        fire.local_rfc3339(),
+        crate::time::rfc3339(DateTime::<Utc>::MAX_UTC)
+    );
+    let fire = Fire::new(utc("2026-01-01T00:00:00Z"), tz("Pacific/Kiritimati"));
+    assert_eq!(fire.local_rfc3339(), "2026-01-01T14:00:00+14:00");
+}
