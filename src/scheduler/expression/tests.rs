@@ -1358,3 +1358,31 @@ fn fires_beyond_the_calendar_are_written_in_utc() {
     let fire = Fire::new(utc("2026-01-01T00:00:00Z"), tz("Pacific/Kiritimati"));
     assert_eq!(fire.local_rfc3339(), "2026-01-01T14:00:00+14:00");
 }
+
+#[test]
+fn a_skipped_calendar_day_has_no_cron_fire_and_moves_an_at() {
+    // Samoa skipped 30 December 2011 (UTC-10 → UTC+14 at the end of the 29th).
+    check(
+        "cron(0 12 * * ? *)",
+        "Pacific/Apia",
+        "2011-12-29T00:00:00Z",
+        2,
+        &["2011-12-29T22:00:00Z", "2011-12-30T22:00:00Z"],
+    );
+    check(
+        "cron(0 12 30 12 ? 2011)",
+        "Pacific/Apia",
+        "2011-01-01T00:00:00Z",
+        1,
+        &[],
+    );
+    let fires = preview(
+        "at(2011-12-30T12:00:00)",
+        Some("Pacific/Apia"),
+        utc("2011-01-01T00:00:00Z"),
+        1,
+    )
+    .expect("valid");
+    assert_eq!(crate::time::rfc3339(fires[0].utc), "2011-12-30T22:00:00Z");
+    assert_eq!(fires[0].local_rfc3339(), "2011-12-31T12:00:00+14:00");
+}
