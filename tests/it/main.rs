@@ -2,5 +2,6 @@
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
 mod control;
+mod expressions;
 mod protocol;
 mod support;
