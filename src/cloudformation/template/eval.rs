@@ -397,7 +397,7 @@ impl<'a> Scope<'a> {
     fn sub_var(&self, name: &str) -> R<String> {
         let value = if name.contains('.') && !self.inner.parameters.contains_key(name) {
             let (res, att) = name.split_once('.').unwrap_or((name, ""));
-            if !self.inner.resources.contains_key(res) {
+            if !self.resources.contains_key(res) && !self.inner.resources.contains_key(res) {
                 return Err(self.unresolved(name));
             }
             self.attribute(res, att)?

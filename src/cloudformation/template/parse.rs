@@ -1,4 +1,4 @@
-//! Body → [`Inner`]: format detection (JSON or YAML), the document's shape, and the declared
+//! Body → [`Inner`]: format detection (JSON when the body opens with `{`, YAML otherwise), the document's shape, and the declared
 //! sections turned into typed declarations. Checks that need parameter values (conditions,
 //! which resources exist) happen later in `resolve`; reference checks that do not need them run
 //! here through `resolve::check_document`, so ValidateTemplate reports them.
@@ -53,22 +53,18 @@ pub(crate) const UPDATE_REPLACE_POLICIES: &[&str] = &["Delete", "Retain", "Snaps
 /// Reads the body into a document: JSON when it is a JSON object, YAML otherwise.
 pub(crate) fn load(body: &str) -> Result<(Value, bool), TemplateError> {
     if body.trim_start().starts_with('{') {
-        match serde_json::from_str::<Value>(body) {
-            Ok(doc) => return Ok((doc, true)),
-            Err(json_err) => {
-                // A YAML flow mapping also starts with `{`; only when it is not YAML either is
-                // the JSON error the one to report.
-                if let Ok(doc @ Value::Object(_)) = yaml::load(body) {
-                    return Ok((doc, false));
-                }
+        // A body that opens with `{` is JSON (as CloudFormation reads it: a broken one gets the
+        // JSON message, never a YAML reading).
+        return serde_json::from_str::<Value>(body)
+            .map(|doc| (doc, true))
+            .map_err(|err| {
                 // AWS (contract §6.4): `JSON not well-formed. (line 1, column 25)`.
-                return Err(TemplateError::format(format!(
+                TemplateError::format(format!(
                     "JSON not well-formed. (line {}, column {})",
-                    json_err.line(),
-                    json_err.column()
-                )));
-            }
-        }
+                    err.line(),
+                    err.column()
+                ))
+            });
     }
     match yaml::load(body) {
         Ok(doc) => Ok((doc, false)),

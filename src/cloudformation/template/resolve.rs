@@ -243,6 +243,14 @@ pub(crate) fn check_document(inner: &Inner) -> Result<(), TemplateError> {
     Ok(())
 }
 
+/// The parameter-independent checks of already expanded sections (`Fn::ForEach` at parse time).
+pub(crate) fn check_sections_static(
+    inner: &Inner,
+    sections: &Sections,
+) -> Result<(), TemplateError> {
+    check_sections(inner, sections, None).map(|_| ())
+}
+
 /// What the checks produce when conditions are known.
 struct Checked {
     active: IndexMap<String, ResourceDecl>,
