@@ -395,18 +395,18 @@ impl<'a> Scope<'a> {
 
     /// A `${Name}` or `${Resource.Attribute}` of Fn::Sub outside its variable map.
     fn sub_var(&self, name: &str) -> R<String> {
-        let value = if name.contains('.') && !self.inner.parameters.contains_key(name) {
-            let (res, att) = name.split_once('.').unwrap_or((name, ""));
-            if !self.resources.contains_key(res) && !self.inner.resources.contains_key(res) {
-                return Err(self.unresolved(name));
-            }
-            self.attribute(res, att)?
-        } else {
-            match self.ref_(&Value::String(name.to_string()))? {
-                Some(v) => v,
-                None => return Err(Fail::Error(sub_not_string(name))),
-            }
-        };
+        let dotted = name.split_once('.').filter(|(res, _)| {
+            self.resources.contains_key(*res) || self.inner.resources.contains_key(*res)
+        });
+        let value =
+            if let (Some((res, att)), false) = (dotted, self.inner.parameters.contains_key(name)) {
+                self.attribute(res, att)?
+            } else {
+                match self.ref_(&Value::String(name.to_string()))? {
+                    Some(v) => v,
+                    None => return Err(Fail::Error(sub_not_string(name))),
+                }
+            };
         scalar_text(&value).ok_or_else(|| Fail::Error(sub_not_string(name)))
     }
 

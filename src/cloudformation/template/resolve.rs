@@ -43,6 +43,8 @@ enum Reference {
 /// known, prunes the branch of `Fn::If` not taken; `defined` lists the condition names.
 struct Collector<'a> {
     inner: &'a Inner,
+    /// Every declared resource (conditions or not).
+    declared: &'a IndexMap<String, ResourceDecl>,
     defined: &'a IndexMap<String, Value>,
     conditions: Option<&'a IndexMap<String, bool>>,
     refs: Vec<Reference>,
@@ -128,9 +130,15 @@ impl Collector<'_> {
                             continue;
                         }
                         match var.split_once('.') {
-                            Some((res, att)) if !self.inner.parameters.contains_key(&var) => self
-                                .refs
-                                .push(Reference::GetAtt(res.to_string(), Some(att.to_string()))),
+                            // `${Resource.Attribute}` of a declared resource is a GetAtt; any
+                            // other name is unresolved as written (contract §6.2).
+                            Some((res, att))
+                                if !self.inner.parameters.contains_key(&var)
+                                    && self.declared.contains_key(res) =>
+                            {
+                                self.refs
+                                    .push(Reference::GetAtt(res.to_string(), Some(att.to_string())))
+                            }
                             _ => self.refs.push(Reference::Ref(var)),
                         }
                     }
@@ -216,7 +224,7 @@ impl Collector<'_> {
     }
 
     fn inner_is_resource(&self, name: &str) -> bool {
-        self.inner.resources.contains_key(name)
+        self.declared.contains_key(name)
     }
 }
 
@@ -321,6 +329,7 @@ fn check_sections(
     for (id, res) in &active {
         let mut collector = Collector {
             inner,
+            declared: &sections.resources,
             defined: &sections.conditions,
             conditions,
             refs: Vec::new(),
@@ -390,6 +399,7 @@ fn check_sections(
     for out in outputs.values() {
         let mut collector = Collector {
             inner,
+            declared: &sections.resources,
             defined: &sections.conditions,
             conditions,
             refs: Vec::new(),
@@ -440,6 +450,7 @@ fn check_condition_definitions(
     for body in defs.values() {
         let mut collector = Collector {
             inner,
+            declared: &inner.resources,
             defined: defs,
             conditions: None,
             refs: Vec::new(),
