@@ -86,6 +86,11 @@ pub(crate) fn parse(body: &str) -> Result<Inner, TemplateError> {
         // structure.`).
         return Err(TemplateError::format("unsupported structure."));
     };
+    // A transform Cumulo cannot run is named first: its template may use sections and types
+    // only the transform knows (SAM's `Globals`, `AWS::Serverless::*`).
+    let transforms = parse_transforms(top.get("Transform"))?;
+    let language_extensions = transforms.iter().any(|t| t == LANGUAGE_EXTENSIONS);
+    refuse_macros(&document)?;
     check_nulls(&document, &mut String::new())?;
 
     let unknown: Vec<&str> = top
@@ -121,10 +126,6 @@ pub(crate) fn parse(body: &str) -> Result<Inner, TemplateError> {
         }
     };
     let metadata = top.get("Metadata").cloned();
-
-    let transforms = parse_transforms(top.get("Transform"))?;
-    let language_extensions = transforms.iter().any(|t| t == LANGUAGE_EXTENSIONS);
-    refuse_macros(&document)?;
 
     let parameters = parse_parameters(top.get("Parameters"))?;
     let mappings = parse_mappings(top.get("Mappings"))?;

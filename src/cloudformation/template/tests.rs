@@ -1142,3 +1142,486 @@ fn language_extensions_functions() {
         assert_eq!(eval_in(expr, true).expect_err(expr), *want, "{expr}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Conditions, rules, outputs, capabilities.
+
+#[test]
+fn conditions_select_resources_and_outputs() {
+    let body = "Parameters:
+  Env: {Type: String, Default: dev}
+  Zone: {Type: String, Default: ''}
+Conditions:
+  IsProd: !Equals [!Ref Env, prod]
+  IsDev: !Not [!Condition IsProd]
+  HasZone: !Not [!Equals [!Ref Zone, '']]
+  Both: !And [!Condition IsDev, !Condition HasZone]
+  Either: !Or [!Condition IsProd, !Condition HasZone, !Equals [!Ref 'AWS::Region', us-east-1]]
+  NumEq: !Equals [1, '1']
+Resources:
+  Always: {Type: AWS::SQS::Queue}
+  ProdOnly: {Type: AWS::SQS::Queue, Condition: IsProd}
+  DevOnly:
+    Type: AWS::SQS::Queue
+    Condition: IsDev
+    Properties:
+      QueueName: !If [IsProd, !Ref ProdOnly, dev]
+Outputs:
+  P: {Value: !Ref ProdOnly, Condition: IsProd}
+  D: {Value: !Ref DevOnly, Condition: IsDev}
+";
+    let (_, _, dev) = resolve_with(body, &[]).expect("dev");
+    assert_eq!(
+        dev.conditions,
+        [
+            ("IsProd", false),
+            ("IsDev", true),
+            ("HasZone", false),
+            ("Both", false),
+            ("Either", true),
+            ("NumEq", true)
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect::<IndexMap<_, _>>()
+    );
+    assert_eq!(
+        dev.resources.keys().collect::<Vec<_>>(),
+        ["Always", "DevOnly"]
+    );
+    assert_eq!(dev.outputs.keys().collect::<Vec<_>>(), ["D"]);
+    let (_, _, prod) = resolve_with(body, &[("Env", "prod"), ("Zone", "a")]).expect("prod");
+    assert_eq!(
+        prod.resources.keys().collect::<Vec<_>>(),
+        ["Always", "ProdOnly"]
+    );
+    assert_eq!(prod.outputs.keys().collect::<Vec<_>>(), ["P"]);
+    assert!(prod.conditions["HasZone"] && !prod.conditions["Both"]);
+}
+
+#[test]
+fn condition_errors_carry_aws_messages() {
+    let q = "Resources:\n  Q: {Type: AWS::SQS::Queue}\n";
+    let cases: Vec<(String, &str)> = vec![
+        (format!("Conditions:\n  C: !Equals [a]\n{q}"), "Template error: every Fn::Equals object requires a list of 2 string parameters."),
+        (format!("Conditions:\n  C: !Equals [a, b, c]\n{q}"), "Template error: every Fn::Equals object requires a list of 2 string parameters."),
+        (format!("Conditions:\n  C: !And [!Equals [a, a]]\n{q}"), "Template error: every Fn::And object requires a list of at least 2 and at most 10 boolean parameters."),
+        (format!("Conditions:\n  C: !Or [{}]\n{q}", vec!["!Equals [a, a]"; 11].join(", ")), "Template error: every Fn::Or object requires a list of at least 2 and at most 10 boolean parameters."),
+        (format!("Conditions:\n  C: !Not [!Equals [a, a], !Equals [a, a]]\n{q}"), "Template error: every Fn::Not object requires a list of 1 boolean parameter."),
+        (format!("Conditions:\n  C: !Equals [!Ref Q, a]\n{q}"), "Template format error: Unresolved dependencies [Q]. Cannot reference resources in the Conditions block of the template"),
+        (format!("Conditions:\n  C: !Equals [!Ref Nope, a]\n{q}"), "Template format error: Unresolved dependencies [Nope]. Cannot reference resources in the Conditions block of the template"),
+        (format!("Conditions:\n  C: !Not [!Condition Missing]\n{q}"), "Template error: unresolved condition dependency Missing in Condition"),
+        (format!("Conditions:\n  A: !Not [!Condition B]\n  B: !Not [!Condition A]\n{q}"), "Template format error: Circular dependency between conditions: [A, B]"),
+        (format!("Conditions:\n  C: {{Ref: X}}\nParameters:\n  X: {{Type: String, Default: a}}\n{q}"), "Template format error: Conditions can only be boolean operations on parameters and other conditions"),
+        ("Resources:\n  Q: {Type: AWS::SQS::Queue, Condition: Missing}\n".into(), "Template error: unresolved condition dependency Missing in Resources"),
+        (format!("{q}Outputs:\n  O: {{Value: x, Condition: Missing}}\n"), "Template error: unresolved condition dependency Missing in Outputs"),
+        (format!("Conditions:\n  C: !Equals [a, b]\n{q}  R: {{Type: AWS::SQS::Queue, Condition: C}}\nOutputs:\n  O: {{Value: !GetAtt R.Arn}}\n"), "Unresolved resource dependencies [R] in the Outputs block of the template"),
+        (format!("Conditions:\n  C: !Equals [a, b]\n{q}  R: {{Type: AWS::SQS::Queue, Condition: C}}\n  S: {{Type: AWS::SQS::Queue, DependsOn: [Q, R]}}\n"), "Template format error: Unresolved resource dependencies [R] in the Resources block of the template"),
+    ];
+    for (body, want) in &cases {
+        assert_eq!(error_of(body, &[]), *want, "{body}");
+    }
+}
+
+#[test]
+fn rules_assert_parameter_values() {
+    let body = "Parameters:
+  Env: {Type: String, Default: dev}
+  Size: {Type: String, Default: small}
+  Zones: {Type: CommaDelimitedList, Default: 'a,b'}
+Rules:
+  ProdIsLarge:
+    RuleCondition: !Equals [!Ref Env, prod]
+    Assertions:
+      - Assert: !Equals [!Ref Size, large]
+        AssertDescription: Production stacks must be large
+  KnownZones:
+    Assertions:
+      - Assert: !EachMemberIn [!Ref Zones, [a, b, c]]
+        AssertDescription: Zones must be a, b or c
+      - Assert: !Contains [[small, large], !Ref Size]
+      - Assert: !EachMemberEquals [!Ref Zones, !Select [0, !Ref Zones]]
+        AssertDescription: One zone only
+      - Assert: !Or [!Not [!Equals [!Ref Env, test]], !Equals [!Ref 'AWS::Region', us-east-1]]
+        AssertDescription: test lives in us-east-1
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+";
+    let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+        (&[("Zones", "a")], None),
+        (&[("Env", "prod"), ("Size", "large"), ("Zones", "a")], None),
+        (
+            &[("Env", "prod"), ("Zones", "a")],
+            Some("Production stacks must be large"),
+        ),
+        (&[("Zones", "a,d")], Some("Zones must be a, b or c")),
+        (
+            &[("Size", "medium"), ("Zones", "a")],
+            Some("Template error: Assertion failed for rule KnownZones."),
+        ),
+        (&[("Zones", "a,b")], Some("One zone only")),
+    ];
+    for (given, want) in cases {
+        match (resolve_with(body, given), want) {
+            (Ok(_), None) => {}
+            (Err(e), Some(w)) => assert_eq!(e.to_string(), *w, "{given:?}"),
+            (got, want) => panic!("{given:?}: got {:?}, want {want:?}", got.map(|_| ())),
+        }
+    }
+}
+
+#[test]
+fn outputs_evaluate_at_execution() {
+    let body = "Parameters:
+  Env: {Type: String, Default: dev}
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+  P: {Type: AWS::SSM::Parameter, Properties: {Type: String, Value: v}}
+Outputs:
+  Url: {Value: !Ref Q, Description: !Sub 'queue for ${Env}', Export: {Name: !Sub '${AWS::StackName}-Url'}}
+  Zones: {Value: !GetAZs ''}
+  Imported: {Value: !ImportValue shared-queue}
+  Missing: {Value: !ImportValue nope}
+  InvalidOutput: {Value: !GetAtt P.Invalid}
+  Map: {Value: {a: b}}
+";
+    let (t, params, resolved) = resolve_with(body, &[])
+        .expect("resolves: GetAtt attributes of outputs are checked at execution");
+    let pseudo = pseudo();
+    let created = Created {
+        exports: vec![("shared-queue", "arn:queue")],
+    };
+    let ev = Evaluator::new(&t, &params, &pseudo, &resolved, &created);
+    let url = ev.output("Url").expect("url");
+    assert_eq!(
+        url,
+        EvaluatedOutput {
+            key: "Url".into(),
+            value: "Q-phys".into(),
+            description: Some("queue for dev".into()),
+            export_name: Some("s-Url".into()),
+        }
+    );
+    assert_eq!(
+        ev.output("Zones").expect("zones").value,
+        "us-east-1a,us-east-1b,us-east-1c,us-east-1d,us-east-1e,us-east-1f"
+    );
+    assert_eq!(ev.output("Imported").expect("imported").value, "arn:queue");
+    assert_eq!(ev.output("Map").expect("map").value, "{\"a\":\"b\"}");
+    assert_eq!(
+        ev.output("Missing").expect_err("missing").to_string(),
+        "No export named nope found."
+    );
+    // AWS (recorded, LS engine/test_attributes::test_invalid_getatt_fails).
+    assert_eq!(
+        ev.output("InvalidOutput").expect_err("invalid").to_string(),
+        "[Error] /Outputs/InvalidOutput/Value/Fn::GetAtt: Resource type AWS::SSM::Parameter does not support attribute {Invalid}."
+    );
+    assert_eq!(
+        ev.output("Nope").expect_err("unknown").to_string(),
+        "Output Nope is not part of the stack"
+    );
+    assert_eq!(
+        ev.resource_properties("Nope")
+            .expect_err("unknown")
+            .to_string(),
+        "Resource Nope is not part of the stack"
+    );
+    assert_eq!(
+        ev.evaluate(&json!({"Ref": "AWS::NoValue"}))
+            .expect("novalue"),
+        Value::Null
+    );
+    assert_eq!(
+        ev.evaluate(&json!({"Fn::Join": ["-", [{"Ref": "Env"}, "x"]]}))
+            .expect("join"),
+        json!("dev-x")
+    );
+}
+
+#[test]
+fn capabilities_follow_iam_resources_names_and_transforms() {
+    let cases: &[(&str, &[&str], Option<&str>)] = &[
+        ("Resources:\n  Q: {Type: AWS::SQS::Queue}\n", &[], None),
+        ("Resources:\n  R: {Type: AWS::IAM::Role, Properties: {AssumeRolePolicyDocument: {}}}\n", &["CAPABILITY_IAM"], Some("The following resource(s) require capabilities: [AWS::IAM::Role]")),
+        ("Resources:\n  R: {Type: AWS::IAM::Role, Properties: {RoleName: r, AssumeRolePolicyDocument: {}}}\n  U: {Type: AWS::IAM::User}\n", &["CAPABILITY_NAMED_IAM"], Some("The following resource(s) require capabilities: [AWS::IAM::Role, AWS::IAM::User]")),
+        ("Conditions:\n  Never: !Equals [a, b]\nResources:\n  R: {Type: AWS::IAM::Role, Properties: {RoleName: !If [Never, r, !Ref 'AWS::NoValue']}}\n", &["CAPABILITY_IAM"], Some("The following resource(s) require capabilities: [AWS::IAM::Role]")),
+        ("Parameters:\n  N: {Type: String, Default: n}\nResources:\n  P: {Type: AWS::IAM::ManagedPolicy, Properties: {ManagedPolicyName: !Ref N, PolicyDocument: {}}}\n", &["CAPABILITY_NAMED_IAM"], Some("The following resource(s) require capabilities: [AWS::IAM::ManagedPolicy]")),
+        ("Conditions:\n  Never: !Equals [a, b]\nResources:\n  R: {Type: AWS::IAM::Role, Condition: Never}\n  Q: {Type: AWS::SQS::Queue}\n", &[], None),
+        ("Transform: AWS::LanguageExtensions\nResources:\n  Q: {Type: AWS::SQS::Queue}\n", &["CAPABILITY_AUTO_EXPAND"], Some("The following resource(s) require capabilities: [AWS::LanguageExtensions]")),
+        ("Transform: AWS::LanguageExtensions\nResources:\n  G: {Type: AWS::IAM::Group}\n", &["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"], Some("The following resource(s) require capabilities: [AWS::IAM::Group]")),
+    ];
+    for (body, caps, reason) in cases {
+        let (t, _, resolved) = resolve_with(body, &[]).unwrap_or_else(|e| panic!("{body}: {e}"));
+        assert_eq!(t.required_capabilities(&resolved), *caps, "{body}");
+        assert_eq!(
+            t.capabilities_reason(&resolved).as_deref(),
+            *reason,
+            "{body}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dependency graph.
+
+#[test]
+fn creation_order_is_topological_with_template_order_ties() {
+    let body = "Conditions:
+  Never: !Equals [a, b]
+Resources:
+  A: {Type: AWS::SQS::Queue}
+  B:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub '${C}-${D.Arn}-${AWS::Region}'
+      Tags: [{Key: k, Value: !If [Never, !Ref E, !GetAtt C.Arn]}]
+  C: {Type: AWS::SQS::Queue, DependsOn: A}
+  D: {Type: AWS::SQS::Queue, Metadata: {m: !Ref A}}
+  E: {Type: AWS::SQS::Queue, DependsOn: [B, B, C]}
+  F: {Type: AWS::SQS::Queue}
+";
+    let (_, _, r) = resolve_with(body, &[]).expect("resolves");
+    assert_eq!(r.order, ["A", "C", "D", "B", "E", "F"]);
+    let deps: Vec<(&str, Vec<&str>)> = r
+        .dependencies
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            ("A", vec![]),
+            ("B", vec!["C", "D"]),
+            ("C", vec!["A"]),
+            ("D", vec!["A"]),
+            ("E", vec!["B", "C"]),
+            ("F", vec![]),
+        ]
+    );
+}
+
+#[test]
+fn cycles_name_the_resources_involved() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, DependsOn: A}\n",
+            "Circular dependency between resources: [A]",
+        ),
+        (
+            "Resources:\n  X: {Type: AWS::SQS::Queue}\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !GetAtt B.QueueName}}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !Sub '${A}'}}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+        (
+            "Resources:\n  C: {Type: AWS::SQS::Queue, DependsOn: A}\n  A: {Type: AWS::SQS::Queue, DependsOn: B}\n  B: {Type: AWS::SQS::Queue, DependsOn: A}\n  D: {Type: AWS::SQS::Queue}\n",
+            "Circular dependency between resources: [C, A, B]",
+        ),
+    ];
+    for (body, want) in cases {
+        assert_eq!(error_of(body, &[]), *want, "{body}");
+    }
+    // The acceptance template: two schedules referencing each other.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/acceptance/templates/bad_circular.yaml");
+    if let Ok(body) = std::fs::read_to_string(path) {
+        assert_eq!(
+            error_of(&body, &[]),
+            "Circular dependency between resources: [Ping, Pong]"
+        );
+    }
+}
+
+#[test]
+fn a_large_template_resolves_in_linear_work() {
+    // 500 resources in a chain, each referencing the previous: exercises the graph at the quota.
+    let mut body = String::from("Resources:\n  Q0: {Type: AWS::SQS::Queue}\n");
+    for i in 1..500 {
+        body.push_str(&format!(
+            "  Q{i}: {{Type: AWS::SQS::Queue, Properties: {{QueueName: !GetAtt Q{}.QueueName}}}}\n",
+            i - 1
+        ));
+    }
+    let (_, _, r) = resolve_with(&body, &[]).expect("resolves");
+    assert_eq!(r.order.len(), 500);
+    assert_eq!(r.order.first().map(String::as_str), Some("Q0"));
+    assert_eq!(r.order.last().map(String::as_str), Some("Q499"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// AWS::LanguageExtensions: Fn::ForEach and intrinsic policies.
+
+const FOR_EACH: &str = "Transform: AWS::LanguageExtensions
+Parameters:
+  Names: {Type: CommaDelimitedList, Default: 'a,b'}
+Conditions:
+  Fn::ForEach::Conds:
+    - N
+    - !Ref Names
+    - 'Is${N}': !Equals [!Ref 'AWS::Region', us-east-1]
+Resources:
+  Fn::ForEach::Queues:
+    - N
+    - !Ref Names
+    - 'Queue${N}':
+        Type: AWS::SQS::Queue
+        Condition: 'Is${N}'
+        Properties:
+          QueueName: !Sub '${AWS::StackName}-${N}'
+          Tags: [{Key: name, Value: !Ref N}]
+  Fn::ForEach::Topics:
+    - T
+    - [x-1, y.2]
+    - 'Topic&{T}':
+        Type: AWS::SNS::Topic
+        Properties:
+          TopicName: !Ref T
+          Fn::ForEach::Inner:
+            - I
+            - [A, B]
+            - 'Display${I}': '${T}-${I}'
+Outputs:
+  Fn::ForEach::Outs:
+    - N
+    - !Ref Names
+    - 'Out${N}':
+        Value: !GetAtt 'Queue${N}.Arn'
+";
+
+#[test]
+fn for_each_expands_resources_conditions_outputs_and_properties() {
+    let (t, params, r) = resolve_with(FOR_EACH, &[]).expect("resolves");
+    assert_eq!(
+        r.resources.keys().collect::<Vec<_>>(),
+        ["Queuea", "Queueb", "Topicx1", "Topicy2"]
+    );
+    assert_eq!(r.conditions.keys().collect::<Vec<_>>(), ["Isa", "Isb"]);
+    assert_eq!(r.outputs.keys().collect::<Vec<_>>(), ["Outa", "Outb"]);
+    assert_eq!(r.resources["Queueb"].condition.as_deref(), Some("Isb"));
+    assert_eq!(r.dependencies["Topicx1"], Vec::<String>::new());
+    assert!(r.processed.get("Transform").is_none());
+    assert!(r.processed["Resources"].get("Queuea").is_some());
+    let pseudo = pseudo();
+    let created = Created { exports: vec![] };
+    let ev = Evaluator::new(&t, &params, &pseudo, &r, &created);
+    assert_eq!(
+        ev.resource_properties("Queueb").expect("props"),
+        json!({"QueueName": "s-b", "Tags": [{"Key": "name", "Value": "b"}]})
+    );
+    assert_eq!(
+        ev.resource_properties("Topicy2").expect("props"),
+        json!({"TopicName": "y.2", "DisplayA": "y.2-A", "DisplayB": "y.2-B"})
+    );
+    assert_eq!(ev.output("Outa").expect("out").value, "Queuea.Arn");
+    // The static processed template cannot expand a parameter's collection.
+    assert!(t.processed().get("Transform").is_some());
+    let (_, _, r) = resolve_with(FOR_EACH, &[("Names", "c")]).expect("resolves");
+    assert_eq!(
+        r.resources.keys().collect::<Vec<_>>(),
+        ["Queuec", "Topicx1", "Topicy2"]
+    );
+    // A literal collection is expanded at parse time.
+    let literal = "Transform: AWS::LanguageExtensions\nResources:\n  Fn::ForEach::Q:\n    - N\n    - [a, b]\n    - 'Q${N}': {Type: AWS::SQS::Queue}\n";
+    let t = Template::parse(literal).expect("parses");
+    assert_eq!(
+        t.processed()["Resources"],
+        json!({"Qa": {"Type": "AWS::SQS::Queue"}, "Qb": {"Type": "AWS::SQS::Queue"}})
+    );
+}
+
+#[test]
+fn for_each_errors() {
+    let head = "Transform: AWS::LanguageExtensions\nResources:\n  Q: {Type: AWS::SQS::Queue}\n";
+    let cases: Vec<(String, &str)> = vec![
+        (format!("{head}  Fn::ForEach::L: [N, [a]]\n"), "Template format error: Fn::ForEach::L requires a list of three elements: an identifier, a collection and a map of output keys to fragments"),
+        (format!("{head}  Fn::ForEach::L: [N, x, {{'Q${{N}}': {{Type: AWS::SQS::Queue}}}}]\n"), "Template format error: Fn::ForEach::L requires a list of three elements: an identifier, a collection and a map of output keys to fragments"),
+        (format!("{head}  Fn::ForEach::L: [N, [a, a], {{'Q${{N}}': {{Type: AWS::SQS::Queue}}}}]\n"), "Template format error: Fn::ForEach::L produces the key Qa, which is already defined"),
+        (format!("{head}  Fn::ForEach::L: [N, [Q], {{'${{N}}': {{Type: AWS::SQS::Queue}}}}]\n"), "Template format error: Fn::ForEach::L produces the key Q, which is already defined"),
+        (format!("{head}  Fn::ForEach::L: [N, [a-b], {{'Q${{N}}': {{Type: AWS::SQS::Queue}}}}]\n"), "Template format error: Resource name Qa-b is non alphanumeric."),
+        (format!("{head}  Fn::ForEach::L: [N, [a], {{'Q${{N}}': {{Type: AWS::SQS::Queue, Properties: {{QueueName: !Ref Nope}}}}}}]\n"), "Template format error: Unresolved resource dependencies [Nope] in the Resources block of the template"),
+    ];
+    for (body, want) in &cases {
+        assert_eq!(error_of(body, &[]), *want, "{body}");
+    }
+    let hundred = (0..100)
+        .map(|i| format!("v{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let explosion = format!(
+        "Transform: AWS::LanguageExtensions\nResources:\n  Fn::ForEach::A:\n    - X\n    - [{hundred}]\n    - 'Q${{X}}':\n        Type: AWS::SQS::Queue\n        Properties:\n          Fn::ForEach::B:\n            - Y\n            - [{hundred}]\n            - 'P${{Y}}':\n                Fn::ForEach::C: [Z, [{hundred}], {{'R${{Z}}': x}}]\n"
+    );
+    assert_eq!(error_of(&explosion, &[]), "Template format error: the template's intrinsic functions are nested too deeply or expand too far");
+}
+
+#[test]
+fn policies_may_be_intrinsics_under_language_extensions() {
+    let body = "Transform: AWS::LanguageExtensions\nParameters:\n  Policy: {Type: String, Default: Retain}\nConditions:\n  Keep: !Equals [a, a]\nResources:\n  Q:\n    Type: AWS::SQS::Queue\n    DeletionPolicy: !Ref Policy\n    UpdateReplacePolicy: !If [Keep, Retain, Delete]\n";
+    let (_, _, r) = resolve_with(body, &[]).expect("resolves");
+    assert_eq!(r.resources["Q"].deletion_policy.as_deref(), Some("Retain"));
+    assert_eq!(
+        r.resources["Q"].update_replace_policy.as_deref(),
+        Some("Retain")
+    );
+    assert_eq!(
+        error_of(body, &[("Policy", "Keep")]),
+        "Template format error: [/Resources/Q/DeletionPolicy] DeletionPolicy must be one of the supported values"
+    );
+    let plain = "Resources:\n  Q: {Type: AWS::SQS::Queue, DeletionPolicy: !Ref P}\nParameters:\n  P: {Type: String, Default: Retain}\n";
+    assert_eq!(
+        Template::parse(plain).expect_err("plain").to_string(),
+        "Template format error: [/Resources/Q/DeletionPolicy] DeletionPolicy must be one of the supported values"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus: real public templates (read from ../shared when present).
+
+#[test]
+fn corpus_templates_parse_or_are_refused_as_aws_would() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return; // ../shared is absent: nothing to read.
+    };
+    let sam = "Template format error: Transform AWS::Serverless-2016-10-31 is not supported: Cumulo expands only AWS::LanguageExtensions and runs no macros";
+    let mut seen = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if !(name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")) {
+            continue;
+        }
+        let body = std::fs::read_to_string(entry.path()).expect("readable");
+        let id = &name[..2];
+        let parsed = Template::parse(&body);
+        match id {
+            "01" | "02" | "05" | "15" => assert_eq!(parsed.expect_err(&name).to_string(), sam, "{name}"),
+            "17" => assert_eq!(
+                parsed.expect_err(&name).to_string(),
+                "Template format error: Unrecognized resource types: [AWS::Serverless::StateMachine]"
+            ),
+            _ => {
+                let t = parsed.unwrap_or_else(|e| panic!("{name}: {e}"));
+                // Every parameter gets a value; the template then resolves.
+                let given: Vec<(&str, &str)> = t
+                    .parameters()
+                    .iter()
+                    .filter(|(_, d)| d.default.is_none())
+                    .map(|(k, d)| (k.as_str(), d.allowed_values.as_ref().and_then(|a| a.first()).map_or("x", String::as_str)))
+                    .collect();
+                // The CDK template reads its bootstrap version from SSM and asserts it in a rule.
+                let ssm = Ssm(vec![("/cdk-bootstrap/hnb659fds/version", "21")]);
+                let params = t.bind_parameters(&inputs(&given), None, &ssm).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let r = t.resolve(&params, &pseudo()).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(r.order.len(), r.resources.len(), "{name}");
+                if id == "34" {
+                    let old = Ssm(vec![("/cdk-bootstrap/hnb659fds/version", "3")]);
+                    let params = t.bind_parameters(&[], None, &old).expect("binds");
+                    assert_eq!(
+                        t.resolve(&params, &pseudo()).expect_err("old bootstrap").to_string(),
+                        "CDK bootstrap stack version 6 required. Please run 'cdk bootstrap' with a recent version of the CDK CLI."
+                    );
+                }
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 12, "read {seen} corpus templates");
+}
