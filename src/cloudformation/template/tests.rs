@@ -1206,7 +1206,7 @@ fn condition_errors_carry_aws_messages() {
         (format!("Conditions:\n  C: !Equals [a]\n{q}"), "Template error: every Fn::Equals object requires a list of 2 string parameters."),
         (format!("Conditions:\n  C: !Equals [a, b, c]\n{q}"), "Template error: every Fn::Equals object requires a list of 2 string parameters."),
         (format!("Conditions:\n  C: !And [!Equals [a, a]]\n{q}"), "Template error: every Fn::And object requires a list of at least 2 and at most 10 boolean parameters."),
-        (format!("Conditions:\n  C: !Or [{}]\n{q}", vec!["!Equals [a, a]"; 11].join(", ")), "Template error: every Fn::Or object requires a list of at least 2 and at most 10 boolean parameters."),
+        (format!("Conditions:\n  C: !Or [{}]\n{q}", ["!Equals [a, a]"; 11].join(", ")), "Template error: every Fn::Or object requires a list of at least 2 and at most 10 boolean parameters."),
         (format!("Conditions:\n  C: !Not [!Equals [a, a], !Equals [a, a]]\n{q}"), "Template error: every Fn::Not object requires a list of 1 boolean parameter."),
         (format!("Conditions:\n  C: !Equals [!Ref Q, a]\n{q}"), "Template format error: Unresolved dependencies [Q]. Cannot reference resources in the Conditions block of the template"),
         (format!("Conditions:\n  C: !Equals [!Ref Nope, a]\n{q}"), "Template format error: Unresolved dependencies [Nope]. Cannot reference resources in the Conditions block of the template"),
@@ -1247,7 +1247,8 @@ Rules:
 Resources:
   Q: {Type: AWS::SQS::Queue}
 ";
-    let cases: &[(&[(&str, &str)], Option<&str>)] = &[
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+    let cases: &[Case] = &[
         (&[("Zones", "a")], None),
         (&[("Env", "prod"), ("Size", "large"), ("Zones", "a")], None),
         (
