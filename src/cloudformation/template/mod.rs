@@ -16,6 +16,23 @@
 //! Everything here is pure and synchronous: no I/O, no clock, no HTTP. Evaluation is bounded
 //! (a fuel budget and a nesting cap, [`limits`]). Every message is AWS's text where AWS's is
 //! known; `error::msg` lists them with their sources.
+//!
+//! Decisions where AWS is silent (each has a test in `tests.rs`):
+//! - YAML scalars are read as CloudFormation's YAML 1.1 does (`yes`/`off` are booleans), and a
+//!   number keeps its text unless it prints back identically (`1.10` stays `"1.10"`); see
+//!   `yaml.rs`. A body opening with `{` is JSON.
+//! - Property values keep their JSON types (numbers, booleans) when they reach a provider;
+//!   wherever a string is needed, a scalar's text is used (`true`, `5`).
+//! - Transforms other than `AWS::LanguageExtensions` and `Fn::Transform` macros are refused at
+//!   parse time, naming the transform (spec README "Decisions").
+//! - Parameter-independent reference errors are reported by `parse` (so ValidateTemplate sees
+//!   them); the rest by `resolve`. Within a block, undefined GetAtt targets are reported first,
+//!   then unresolved names (all of them, first-seen order), then attribute errors.
+//! - A cycle is reported with every resource left unordered (the cycle and what depends on
+//!   it), in template order.
+//! - `AllowedPattern` is matched with the `regex` crate; a Java-only pattern it cannot compile
+//!   is not enforced.
+//! - `Fn::RefAll`, `Fn::ValueOf` and `Fn::ValueOfAll` in rules see no EC2 data (empty lists).
 
 mod cidr;
 mod error;
@@ -129,7 +146,11 @@ pub struct ResourceDecl {
     pub depends_on: Vec<String>,
     /// `Condition`: the name of the condition that must hold for the resource to exist.
     pub condition: Option<String>,
-    /// `DeletionPolicy`: `Delete`, `Retain`, `RetainExceptOnCreate` or `Snapshot`.
+    /// `DeletionPolicy`: `Delete` (when absent), `Retain`, `RetainExceptOnCreate` or `Snapshot`.
+    /// `Snapshot` is accepted on every type; on a type without snapshot support
+    /// ([`crate::cloudformation::registry::ResourceTypeInfo::supports_snapshot`]) AWS ignores it
+    /// and deletes the resource (aws/aws-cdk#20668: "cloudformation ignores the snapshot removal
+    /// policy if it is not supported by the resource").
     pub deletion_policy: Option<String>,
     /// `UpdateReplacePolicy`: `Delete`, `Retain` or `Snapshot`.
     pub update_replace_policy: Option<String>,

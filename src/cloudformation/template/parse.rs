@@ -40,8 +40,6 @@ const RESOURCE_KEYS: &[&str] = &[
     "DependsOn",
     "DeletionPolicy",
     "UpdateReplacePolicy",
-    // Accepted by CloudFormation and ignored (the resource's schema version pin).
-    "Version",
 ];
 
 /// DeletionPolicy values (user guide "DeletionPolicy attribute").
