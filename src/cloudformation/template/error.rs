@@ -102,8 +102,12 @@ pub(crate) mod msg {
                 "Unresolved resource dependencies [{list}] in the Outputs block of the template"
             )),
             // AWS (widely reported): a Ref to a resource or unknown name inside Conditions.
-            Block::Conditions | Block::Rules => TemplateError::format(format!(
+            Block::Conditions => TemplateError::format(format!(
                 "Unresolved dependencies [{list}]. Cannot reference resources in the Conditions block of the template"
+            )),
+            // Chosen, in the Conditions wording.
+            Block::Rules => TemplateError::format(format!(
+                "Unresolved dependencies [{list}]. Cannot reference resources in the Rules block of the template"
             )),
             Block::Resources => TemplateError::format(format!(
                 "Unresolved resource dependencies [{list}] in the Resources block of the template"

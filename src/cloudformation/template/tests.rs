@@ -1626,3 +1626,102 @@ fn corpus_templates_parse_or_are_refused_as_aws_would() {
     }
     assert!(seen >= 12, "read {seen} corpus templates");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Regressions named after the bug reports (shared/reference/bug-reports.md).
+
+#[test]
+fn b20_short_form_getatt_splits_at_the_first_dot_and_sub_escapes() {
+    let body = "Resources:
+  Queue: {Type: AWS::SQS::Queue}
+  Child: {Type: AWS::CloudFormation::Stack, Properties: {TemplateURL: 'https://example.com/t.yaml'}}
+Outputs:
+  A: {Value: !GetAtt Queue.Arn}
+  B: {Value: !GetAtt \"Queue.Arn\"}
+  C: {Value: !GetAtt [Queue, Arn]}
+  D: {Value: !GetAtt Child.Outputs.Url}
+  E: {Value: {\"Fn::GetAtt\": \"Queue.Arn\"}}
+  F: {Value: !Sub \"arn:aws:iam::${AWS::AccountId}:user/${!aws:username}\"}
+";
+    let t = Template::parse(body).expect("parses");
+    let long = |k: &str| t.outputs()[k].value.clone();
+    for k in ["A", "B", "C"] {
+        assert_eq!(long(k), json!({"Fn::GetAtt": ["Queue", "Arn"]}), "{k}");
+    }
+    assert_eq!(long("D"), json!({"Fn::GetAtt": ["Child", "Outputs.Url"]}));
+    let (_, outputs) = run(body, &[]);
+    for k in ["A", "B", "C", "E"] {
+        assert_eq!(outputs[k], "Queue.Arn", "{k}");
+    }
+    assert_eq!(outputs["D"], "Child.Outputs.Url");
+    assert_eq!(
+        outputs["F"],
+        "arn:aws:iam::000000000000:user/${aws:username}"
+    );
+}
+
+#[test]
+fn b16_schedule_getatt_name_is_a_template_error_in_resources_and_fails_in_outputs() {
+    let head = "Resources:
+  Q: {Type: AWS::SQS::Queue}
+  Grp: {Type: AWS::Scheduler::ScheduleGroup, Properties: {Name: jobs}}
+  Sched:
+    Type: AWS::Scheduler::Schedule
+    Properties:
+      Name: nightly
+      GroupName: !Ref Grp
+      ScheduleExpression: cron(0 3 * * ? *)
+      FlexibleTimeWindow: {Mode: 'OFF'}
+      Target: {Arn: !GetAtt Q.Arn, RoleArn: 'arn:aws:iam::000000000000:role/sched'}
+";
+    let good = format!("{head}Outputs:\n  N: {{Value: !Ref Sched}}\n  A: {{Value: !GetAtt Sched.Arn}}\n  G: {{Value: !GetAtt Grp.Arn}}\n  S: {{Value: !GetAtt Grp.State}}\n");
+    let (_, _, r) = resolve_with(&good, &[]).expect("resolves");
+    assert_eq!(r.order, ["Q", "Grp", "Sched"]);
+    let bad = format!("{head}  F:\n    Type: AWS::SQS::Queue\n    Properties: {{QueueName: !GetAtt Sched.Name}}\n");
+    assert_eq!(
+        error_of(&bad, &[]),
+        "Template error: resource Sched does not support attribute type Name in Fn::GetAtt"
+    );
+    let in_output = format!("{head}Outputs:\n  Bad: {{Value: !GetAtt Sched.Name}}\n");
+    let (t, params, r) = resolve_with(&in_output, &[]).expect("resolves");
+    let pseudo = pseudo();
+    let created = Created { exports: vec![] };
+    let ev = Evaluator::new(&t, &params, &pseudo, &r, &created);
+    assert_eq!(
+        ev.output("Bad").expect_err("bad").to_string(),
+        "[Error] /Outputs/Bad/Value/Fn::GetAtt: Resource type AWS::Scheduler::Schedule does not support attribute {Name}."
+    );
+}
+
+#[test]
+fn rules_cannot_reference_resources_or_conditions() {
+    let body = "Parameters:\n  P: {Type: String, Default: a}\nConditions:\n  C: !Equals [a, a]\nRules:\n  R:\n    Assertions:\n      - Assert: !Equals [!Ref Q, a]\nResources:\n  Q: {Type: AWS::SQS::Queue}\n";
+    assert_eq!(error_of(body, &[]), "Template format error: Unresolved dependencies [Q]. Cannot reference resources in the Rules block of the template");
+    let body = "Conditions:\n  C: !Equals [a, a]\nRules:\n  R:\n    RuleCondition: !Condition C\n    Assertions:\n      - Assert: !Equals [a, a]\nResources:\n  Q: {Type: AWS::SQS::Queue}\n";
+    assert_eq!(
+        error_of(body, &[]),
+        "Template error: unresolved condition dependency C in Condition"
+    );
+}
+
+#[test]
+fn the_acceptance_json_template_is_json() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/acceptance/templates/schedule_simple.json");
+    let Ok(body) = std::fs::read_to_string(path) else {
+        return; // ../shared is absent.
+    };
+    let (t, _, r) = resolve_with(&body, &[]).expect("resolves");
+    assert!(t.is_json());
+    assert_eq!(r.order, ["Queue", "Unnamed"]);
+    let (props, outputs) = run(&body, &[]);
+    assert_eq!(
+        props["Unnamed"]["Target"]["Input"],
+        json!("{\"stack\":\"s\",\"region\":\"us-east-1\"}")
+    );
+    assert_eq!(
+        props["Unnamed"]["FlexibleTimeWindow"],
+        json!({"Mode": "FLEXIBLE", "MaximumWindowInMinutes": 15})
+    );
+    assert_eq!(outputs["ScheduleName"], "Unnamed-phys");
+}
