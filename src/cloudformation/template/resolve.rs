@@ -263,6 +263,7 @@ pub(crate) fn check_sections_static(
 struct Checked {
     active: IndexMap<String, ResourceDecl>,
     dependencies: IndexMap<String, Vec<String>>,
+    parameter_references: IndexMap<String, Vec<String>>,
     outputs: IndexMap<String, OutputDecl>,
 }
 
@@ -324,6 +325,7 @@ fn check_sections(
 
     // Resources block.
     let mut dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
+    let mut parameter_references: IndexMap<String, Vec<String>> = IndexMap::new();
     let mut unresolved: Vec<String> = Vec::new();
     let mut attribute_error: Option<TemplateError> = None;
     for (id, res) in &active {
@@ -340,6 +342,7 @@ fn check_sections(
             collector.walk(m, 0)?;
         }
         let mut deps: Vec<String> = Vec::new();
+        let mut params: Vec<String> = Vec::new();
         let add = |dep: &str, deps: &mut Vec<String>| {
             if !deps.iter().any(|d| d == dep) {
                 deps.push(dep.to_string());
@@ -348,7 +351,11 @@ fn check_sections(
         for reference in &collector.refs {
             match reference {
                 Reference::Ref(name) => {
-                    if is_pseudo(name) || inner.parameters.contains_key(name) {
+                    if inner.parameters.contains_key(name) {
+                        add(name, &mut params);
+                        continue;
+                    }
+                    if is_pseudo(name) {
                         continue;
                     }
                     if active.contains_key(name) {
@@ -386,6 +393,7 @@ fn check_sections(
             }
         }
         dependencies.insert(id.clone(), deps);
+        parameter_references.insert(id.clone(), params);
     }
     if !unresolved.is_empty() {
         return Err(msg::unresolved(&unresolved, Block::Resources));
@@ -438,6 +446,7 @@ fn check_sections(
     Ok(Checked {
         active,
         dependencies,
+        parameter_references,
         outputs,
     })
 }
@@ -679,6 +688,7 @@ pub(crate) fn resolve(
         resources: active,
         order,
         dependencies: checked.dependencies,
+        parameter_references: checked.parameter_references,
         outputs: checked.outputs,
         processed: sections.processed,
     })

@@ -1384,6 +1384,9 @@ Resources:
 ";
     let (_, _, r) = resolve_with(body, &[]).expect("resolves");
     assert_eq!(r.order, ["A", "C", "D", "B", "E", "F"]);
+    let (_, _, p) = resolve_with("Parameters:\n  N: {Type: String, Default: n}\n  M: {Type: String, Default: m}\nResources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !Sub '${M}-${N}-${AWS::Region}', Tags: [{Key: k, Value: !Ref M}]}}\n  B: {Type: AWS::SQS::Queue}\n", &[]).expect("resolves");
+    assert_eq!(p.parameter_references["A"], ["M", "N"]);
+    assert!(p.parameter_references["B"].is_empty());
     let deps: Vec<(&str, Vec<&str>)> = r
         .dependencies
         .iter()
@@ -1724,4 +1727,35 @@ fn the_acceptance_json_template_is_json() {
         json!({"Mode": "FLEXIBLE", "MaximumWindowInMinutes": 15})
     );
     assert_eq!(outputs["ScheduleName"], "Unnamed-phys");
+}
+
+#[test]
+fn pseudo_parameters_follow_the_region() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("us-east-1", "aws", "amazonaws.com"),
+        ("eu-central-1", "aws", "amazonaws.com"),
+        ("cn-north-1", "aws-cn", "amazonaws.com.cn"),
+        ("cn-northwest-1", "aws-cn", "amazonaws.com.cn"),
+        ("us-gov-west-1", "aws-us-gov", "amazonaws.com"),
+    ];
+    for (region, partition, suffix) in cases {
+        let p = Pseudo {
+            region: region.to_string(),
+            ..pseudo()
+        };
+        assert_eq!(
+            p.value("AWS::Partition"),
+            Some(json!(partition)),
+            "{region}"
+        );
+        assert_eq!(p.value("AWS::URLSuffix"), Some(json!(suffix)), "{region}");
+        assert_eq!(p.value("AWS::Region"), Some(json!(region)));
+    }
+    let p = pseudo();
+    assert_eq!(p.value("AWS::NoValue"), None);
+    assert_eq!(p.value("AWS::Nope"), None);
+    for name in PSEUDO_PARAMETERS {
+        assert!(is_pseudo(name));
+        assert!(*name == "AWS::NoValue" || p.value(name).is_some(), "{name}");
+    }
 }
