@@ -51,7 +51,23 @@ struct Collector<'a> {
     steps: u64,
 }
 
-impl Collector<'_> {
+impl<'a> Collector<'a> {
+    fn new(
+        inner: &'a Inner,
+        declared: &'a IndexMap<String, ResourceDecl>,
+        defined: &'a IndexMap<String, Value>,
+        conditions: Option<&'a IndexMap<String, bool>>,
+    ) -> Collector<'a> {
+        Collector {
+            inner,
+            declared,
+            defined,
+            conditions,
+            refs: Vec::new(),
+            steps: 0,
+        }
+    }
+
     fn walk(&mut self, value: &Value, depth: usize) -> Result<(), TemplateError> {
         self.steps += 1;
         if depth > super::limits::MAX_DEPTH || self.steps > super::limits::FUEL {
@@ -329,14 +345,8 @@ fn check_sections(
     let mut unresolved: Vec<String> = Vec::new();
     let mut attribute_error: Option<TemplateError> = None;
     for (id, res) in &active {
-        let mut collector = Collector {
-            inner,
-            declared: &sections.resources,
-            defined: &sections.conditions,
-            conditions,
-            refs: Vec::new(),
-            steps: 0,
-        };
+        let mut collector =
+            Collector::new(inner, &sections.resources, &sections.conditions, conditions);
         collector.walk(&res.properties, 0)?;
         if let Some(m) = &res.metadata {
             collector.walk(m, 0)?;
@@ -405,14 +415,8 @@ fn check_sections(
     // Outputs block: attributes are checked when the output is evaluated (§6.2).
     let mut unresolved: Vec<String> = Vec::new();
     for out in outputs.values() {
-        let mut collector = Collector {
-            inner,
-            declared: &sections.resources,
-            defined: &sections.conditions,
-            conditions,
-            refs: Vec::new(),
-            steps: 0,
-        };
+        let mut collector =
+            Collector::new(inner, &sections.resources, &sections.conditions, conditions);
         collector.walk(&out.value, 0)?;
         if let Some(d) = &out.description {
             collector.walk(d, 0)?;
@@ -457,14 +461,7 @@ fn check_condition_definitions(
     defs: &IndexMap<String, Value>,
 ) -> Result<(), TemplateError> {
     for body in defs.values() {
-        let mut collector = Collector {
-            inner,
-            declared: &inner.resources,
-            defined: defs,
-            conditions: None,
-            refs: Vec::new(),
-            steps: 0,
-        };
+        let mut collector = Collector::new(inner, &inner.resources, defs, None);
         collector.walk(body, 0)?;
         let mut bad: Vec<String> = Vec::new();
         for reference in collector.refs {

@@ -439,6 +439,7 @@ fn structure_errors_carry_aws_messages() {
         (format!("Resources:\n{q}Outputs:\n  O: {{Value: x, Exports: {{Name: n}}}}\n"), "Template format error: Invalid template output property 'Exports'"),
         (format!("Resources:\n{q}Outputs:\n  O: {{Value: x, Export: {{Nam: n}}}}\n"), "Template format error: [/Outputs/O/Export] Every Export member must contain a Name"),
         (format!("Resources:\n{q}Outputs:\n  O-1: {{Value: x}}\n"), "Template format error: Output name O-1 is non alphanumeric."),
+        (format!("Resources:\n{q}Outputs:\n  O: {{Value: x, Condition: [a]}}\n"), "Template format error: Every Condition member must be a string."),
         (format!("Parameters:\n  P: {{Default: x}}\nResources:\n{q}"), "Template format error: Every Parameters object must contain a Type member."),
         (format!("Parameters:\n  P: {{Type: Strin}}\nResources:\n{q}"), "Template format error: Unrecognized parameter type: Strin"),
         (format!("Parameters:\n  P: {{Type: String, Defualt: x}}\nResources:\n{q}"), "Template format error: Invalid template parameter property 'Defualt'"),
