@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_scheduler::types::{FlexibleTimeWindow, FlexibleTimeWindowMode, Target};
-use aws_sdk_sqs::types::{DeleteMessageBatchRequestEntry, MessageSystemAttributeName, QueueAttributeName};
+use aws_sdk_sqs::types::{
+    DeleteMessageBatchRequestEntry, MessageSystemAttributeName, QueueAttributeName,
+};
 use chrono::{DateTime, Utc};
 
 struct Args {
@@ -23,7 +25,13 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { endpoint: "http://127.0.0.1:4566".into(), schedules: 100_000, queues: 100, minutes: 3, concurrency: 64 };
+    let mut a = Args {
+        endpoint: "http://127.0.0.1:4566".into(),
+        schedules: 100_000,
+        queues: 100,
+        minutes: 3,
+        concurrency: 64,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
@@ -72,7 +80,14 @@ async fn main() {
 
     let mut queues = Vec::new();
     for q in 0..args.queues {
-        let url = sqs.create_queue().queue_name(format!("load-{q}")).send().await.expect("CreateQueue").queue_url.expect("url");
+        let url = sqs
+            .create_queue()
+            .queue_name(format!("load-{q}"))
+            .send()
+            .await
+            .expect("CreateQueue")
+            .queue_url
+            .expect("url");
         let arn = sqs
             .get_queue_attributes()
             .queue_url(&url)
@@ -117,10 +132,19 @@ async fn main() {
                     for (i, m) in got.iter().enumerate() {
                         let body = m.body().unwrap_or_default();
                         let (arn, scheduled) = body.split_once('|').expect("body arn|time");
-                        let sent: i64 = m.attributes().and_then(|a| a.get(&MessageSystemAttributeName::SentTimestamp)).and_then(|v| v.parse().ok()).expect("SentTimestamp");
-                        let due = DateTime::parse_from_rfc3339(scheduled).expect("time").timestamp_millis();
+                        let sent: i64 = m
+                            .attributes()
+                            .and_then(|a| a.get(&MessageSystemAttributeName::SentTimestamp))
+                            .and_then(|v| v.parse().ok())
+                            .expect("SentTimestamp");
+                        let due = DateTime::parse_from_rfc3339(scheduled)
+                            .expect("time")
+                            .timestamp_millis();
                         seen.lateness_ms.push(sent - due);
-                        *seen.count.entry((arn.to_string(), scheduled.to_string())).or_default() += 1;
+                        *seen
+                            .count
+                            .entry((arn.to_string(), scheduled.to_string()))
+                            .or_default() += 1;
                         entries.push(
                             DeleteMessageBatchRequestEntry::builder()
                                 .id(i.to_string())
@@ -130,7 +154,12 @@ async fn main() {
                         );
                     }
                 }
-                sqs.delete_message_batch().queue_url(&url).set_entries(Some(entries)).send().await.expect("DeleteMessageBatch");
+                sqs.delete_message_batch()
+                    .queue_url(&url)
+                    .set_entries(Some(entries))
+                    .send()
+                    .await
+                    .expect("DeleteMessageBatch");
             }
         }));
     }
@@ -140,10 +169,18 @@ async fn main() {
     let started = wall();
     let mut workers = Vec::new();
     for _ in 0..args.concurrency {
-        let (scheduler, next, created_at, queues) = (scheduler.clone(), next.clone(), created_at.clone(), queues.clone());
+        let (scheduler, next, created_at, queues) = (
+            scheduler.clone(),
+            next.clone(),
+            created_at.clone(),
+            queues.clone(),
+        );
         let total = args.schedules;
         workers.push(tokio::spawn(async move {
-            let window = FlexibleTimeWindow::builder().mode(FlexibleTimeWindowMode::Off).build().expect("window");
+            let window = FlexibleTimeWindow::builder()
+                .mode(FlexibleTimeWindowMode::Off)
+                .build()
+                .expect("window");
             loop {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if n >= total {
@@ -165,9 +202,16 @@ async fn main() {
                     .await
                     .expect("CreateSchedule")
                     .schedule_arn;
-                let got = scheduler.get_schedule().name(format!("load-{n:06}")).send().await.expect("GetSchedule");
+                let got = scheduler
+                    .get_schedule()
+                    .name(format!("load-{n:06}"))
+                    .send()
+                    .await
+                    .expect("GetSchedule");
                 let created = got.creation_date().expect("CreationDate");
-                let created = DateTime::<Utc>::from_timestamp(created.secs(), created.subsec_nanos()).expect("time");
+                let created =
+                    DateTime::<Utc>::from_timestamp(created.secs(), created.subsec_nanos())
+                        .expect("time");
                 created_at.lock().expect("created").push((arn, created));
             }
         }));
@@ -217,7 +261,11 @@ async fn main() {
     }
     let mut late = seen.lateness_ms.clone();
     late.sort_unstable();
-    let pct = |p: f64| late.get(((late.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0);
+    let pct = |p: f64| {
+        late.get(((late.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0)
+    };
     println!(
         "occurrences due by the end: {expected}; received: {}; missing: {missing}; duplicated: {duplicates}",
         late.len()

@@ -18,13 +18,28 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { endpoint: "http://127.0.0.1:4566".into(), schedules: 100_000, concurrency: 64, list_only: false };
+    let mut a = Args {
+        endpoint: "http://127.0.0.1:4566".into(),
+        schedules: 100_000,
+        concurrency: 64,
+        list_only: false,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         match flag.as_str() {
             "--endpoint" => a.endpoint = it.next().expect("--endpoint URL"),
-            "--schedules" => a.schedules = it.next().and_then(|v| v.parse().ok()).expect("--schedules N"),
-            "--concurrency" => a.concurrency = it.next().and_then(|v| v.parse().ok()).expect("--concurrency N"),
+            "--schedules" => {
+                a.schedules = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--schedules N")
+            }
+            "--concurrency" => {
+                a.concurrency = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--concurrency N")
+            }
             "--list-only" => a.list_only = true,
             other => panic!("unknown flag {other}"),
         }
@@ -59,14 +74,20 @@ async fn main() {
             let next = next.clone();
             let total = args.schedules;
             workers.push(tokio::spawn(async move {
-                let window = FlexibleTimeWindow::builder().mode(FlexibleTimeWindowMode::Off).build().expect("window");
+                let window = FlexibleTimeWindow::builder()
+                    .mode(FlexibleTimeWindowMode::Off)
+                    .build()
+                    .expect("window");
                 loop {
                     let n = next.fetch_add(1, Ordering::Relaxed);
                     if n >= total {
                         return;
                     }
                     let target = Target::builder()
-                        .arn(format!("arn:aws:sqs:us-east-1:000000000000:bench-{}", n % 100))
+                        .arn(format!(
+                            "arn:aws:sqs:us-east-1:000000000000:bench-{}",
+                            n % 100
+                        ))
                         .role_arn("arn:aws:iam::000000000000:role/bench")
                         .input(format!("{{\"n\":{n}}}"))
                         .build()
@@ -97,7 +118,11 @@ async fn main() {
     }
 
     let started = now();
-    let mut pages = client.list_schedules().max_results(100).into_paginator().send();
+    let mut pages = client
+        .list_schedules()
+        .max_results(100)
+        .into_paginator()
+        .send();
     let mut seen = 0usize;
     let mut n_pages = 0usize;
     while let Some(page) = pages.next().await {

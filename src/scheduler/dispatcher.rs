@@ -79,7 +79,11 @@ pub fn window_of(schedule: &Schedule) -> Window {
     } else {
         DateTime::from_timestamp(created.timestamp() + 1, 0).unwrap_or(created)
     };
-    Window { start: schedule.start_date, end: schedule.end_date, anchor: schedule.start_date.unwrap_or(created) }
+    Window {
+        start: schedule.start_date,
+        end: schedule.end_date,
+        anchor: schedule.start_date.unwrap_or(created),
+    }
 }
 
 /// Commands to the dispatcher task.

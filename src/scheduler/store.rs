@@ -120,13 +120,9 @@ impl Tokens {
         };
         self.prune(now);
         match self.seen.get(&u.key) {
-            None => TokenCheck::Fresh,
-            Some((fp, expires)) if *expires <= now => {
-                let _ = fp;
-                TokenCheck::Fresh
-            }
-            Some((fp, _)) if *fp == u.fingerprint => TokenCheck::Replay,
-            Some(_) => TokenCheck::Mismatch,
+            Some(&(fp, expires)) if expires > now && fp == u.fingerprint => TokenCheck::Replay,
+            Some(&(_, expires)) if expires > now => TokenCheck::Mismatch,
+            _ => TokenCheck::Fresh,
         }
     }
 
@@ -285,10 +281,25 @@ pub(crate) struct ScheduleFilter<'a> {
 }
 
 /// The store. One per emulator, shared by every clone of the `Scheduler` handle.
-#[derive(Debug)]
 pub(crate) struct Store {
     storage: Storage,
     state: Mutex<State>,
+    /// Schedules allowed per scope ([`MAX_SCHEDULES`]; lowered by tests).
+    max_schedules: usize,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Store")
+            .field("scopes", &state.scopes.len())
+            .field(
+                "schedules",
+                &state.scopes.values().map(|s| s.n_schedules).sum::<usize>(),
+            )
+            .field("tokens", &state.tokens.seen.len())
+            .finish()
+    }
 }
 
 impl Store {
@@ -329,7 +340,15 @@ impl Store {
         Store {
             storage,
             state: Mutex::new(state),
+            max_schedules: MAX_SCHEDULES,
         }
+    }
+
+    /// The same store with another schedule quota (tests of the quota).
+    #[cfg(test)]
+    pub(crate) fn with_max_schedules(mut self, max: usize) -> Store {
+        self.max_schedules = max;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -386,7 +405,7 @@ impl Store {
                     schedule.name
                 )));
             }
-            if ss.n_schedules >= MAX_SCHEDULES {
+            if ss.n_schedules >= self.max_schedules {
                 return Err(schedule_quota_exceeded());
             }
         }
@@ -748,6 +767,7 @@ impl Store {
         f: impl FnOnce(&mut GroupEntry) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let mut state = self.lock();
+        // Look first, so that a miss does not create the scope's state.
         if !state.scope(scope).groups.contains_key(name) {
             return Err(group_not_found(name));
         }

@@ -3,6 +3,8 @@
 
 mod control;
 mod dispatch;
+mod expressions;
 mod protocol;
+mod scheduler;
 mod sqs;
 mod support;
