@@ -3,5 +3,6 @@
 
 mod control;
 mod protocol;
+mod sns;
 mod sqs;
 mod support;
