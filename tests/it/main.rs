@@ -5,4 +5,5 @@ mod control;
 mod protocol;
 mod sns;
 mod sqs;
+mod ssm;
 mod support;
