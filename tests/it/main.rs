@@ -3,6 +3,7 @@
 
 mod control;
 mod protocol;
+mod s3;
 mod sns;
 mod sqs;
 mod ssm;
