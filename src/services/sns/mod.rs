@@ -784,8 +784,14 @@ impl Sns {
                 dedup_id,
             )
         };
+        let message = message_for_protocol(&input, "sqs");
+        let region = topic_parts(topic_arn)
+            .map(|(r, _, _)| r)
+            .unwrap_or_default();
+        let cert = format!(
+            "https://sns.{region}.amazonaws.com/SimpleNotificationService-6209c161c6221fdf56ec1eb5c821d112.pem"
+        );
         for d in deliveries {
-            let message = message_for_protocol(&input, "sqs");
             let outgoing = if d.raw {
                 raw_message(&message, &input.message_attributes)
             } else {
@@ -795,12 +801,6 @@ impl Sns {
                     "{}/?Action=Unsubscribe&SubscriptionArn={}",
                     self.shared.sqs.endpoint_url(),
                     d.subscription_arn
-                );
-                let region = topic_parts(topic_arn)
-                    .map(|(r, _, _)| r)
-                    .unwrap_or_default();
-                let cert = format!(
-                    "https://sns.{region}.amazonaws.com/SimpleNotificationService-6209c161c6221fdf56ec1eb5c821d112.pem"
                 );
                 let envelope = Envelope {
                     message_id: &published.message_id,

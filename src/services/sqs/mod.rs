@@ -355,18 +355,14 @@ impl Sqs {
                 .shown(existing.fifo())
                 .into_iter()
                 .collect();
-            for (k, _) in attributes {
+            let wanted: IndexMap<&str, String> = config.shown(fifo).into_iter().collect();
+            for k in attributes.keys() {
                 let want = if k == "FifoQueue" {
-                    Some("true".to_string())
+                    Some("true")
                 } else {
-                    config
-                        .shown(fifo)
-                        .into_iter()
-                        .find(|(n, _)| n == k)
-                        .map(|(_, v)| v)
+                    wanted.get(k.as_str()).map(String::as_str)
                 };
-                let have = current.get(k.as_str()).cloned();
-                if want != have && !(want.is_none() && have.is_none()) {
+                if want != current.get(k.as_str()).map(String::as_str) {
                     return Err(Error::QueueNameExists(format!(
                         "A queue already exists with the same name and a different value for attribute {k}"
                     )));
@@ -562,19 +558,7 @@ impl Sqs {
         check_batch(&entries, "SendMessageBatchRequestEntry")?;
         let total: usize = entries
             .iter()
-            .map(|e| {
-                e.value.body.len()
-                    + e.value
-                        .message_attributes
-                        .iter()
-                        .map(|(k, v)| {
-                            k.len()
-                                + v.data_type.len()
-                                + v.string_value.as_ref().map_or(0, String::len)
-                                + v.binary_value.as_ref().map_or(0, Vec::len)
-                        })
-                        .sum::<usize>()
-            })
+            .map(|e| model::message_size(&e.value.body, &e.value.message_attributes))
             .sum();
         if total as i64 > MAX_MESSAGE_SIZE {
             return Err(Error::BatchRequestTooLong(format!(
@@ -584,6 +568,8 @@ impl Sqs {
         let now = self.shared.clock.now();
         let mut state = self.lock();
         let q = state.queue_mut(&key)?;
+        // AWS refuses a FIFO batch as a whole (InvalidParameterValue, recorded) when an entry
+        // lacks a group or a deduplication id, where SendMessage says MissingParameter.
         if q.fifo() {
             let content_based = q.record.attributes.content_based_deduplication;
             for e in &entries {

@@ -241,8 +241,8 @@ impl QueueState {
         }
     }
 
-    /// Removes a message wherever it is.
-    fn remove(&mut self, seq: u64, storage: &Storage) -> Option<StoredMessage> {
+    /// Takes a message out of the indexes (the store is the caller's concern).
+    fn unindex(&mut self, seq: u64) -> Option<StoredMessage> {
         let m = self.messages.remove(&seq)?;
         match &m.state {
             MessageState::Ready => {
@@ -260,6 +260,12 @@ impl QueueState {
                 }
             }
         }
+        Some(m)
+    }
+
+    /// Deletes a message wherever it is, from the indexes and the store.
+    fn remove(&mut self, seq: u64, storage: &Storage) -> Option<StoredMessage> {
+        let m = self.unindex(seq)?;
         storage.delete(MESSAGES_TABLE, &self.store_key(seq));
         Some(m)
     }
@@ -522,8 +528,7 @@ impl QueueState {
         }
         let until = now + Duration::seconds(spec.visibility_timeout);
         for seq in taken {
-            self.ready.remove(&seq);
-            let Some(mut m) = self.messages.remove(&seq) else {
+            let Some(mut m) = self.unindex(seq) else {
                 continue;
             };
             m.receive_count += 1;
@@ -605,7 +610,7 @@ impl QueueState {
         if matches!(m.state, MessageState::Delayed { .. }) {
             return Err(not_available());
         }
-        let Some(mut m) = self.remove_silently(seq) else {
+        let Some(mut m) = self.unindex(seq) else {
             return Err(not_available());
         };
         m.state = MessageState::InFlight {
@@ -617,13 +622,6 @@ impl QueueState {
             self.notify.notify_waiters();
         }
         Ok(())
-    }
-
-    /// Takes a message out of the indexes without touching the store (it is re-inserted).
-    fn remove_silently(&mut self, seq: u64) -> Option<StoredMessage> {
-        let m = self.messages.get(&seq)?.clone();
-        self.remove(seq, &Storage::memory());
-        Some(m)
     }
 
     /// PurgeQueue: deletes every message (one purge per 60 seconds).
