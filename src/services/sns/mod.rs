@@ -149,15 +149,24 @@ fn page<T: Clone>(
 }
 
 impl Sns {
-    /// An empty SNS that delivers to `sqs`.
+    /// An SNS with the topics and subscriptions `storage` holds (none in memory), delivering
+    /// to `sqs`.
     pub fn new(clock: Clock, ids: IdGen, storage: Storage, sqs: Sqs) -> Sns {
+        let state = State {
+            topics: storage.load::<Topic>(TOPICS_TABLE).into_iter().collect(),
+            subscriptions: storage
+                .load::<Subscription>(SUBSCRIPTIONS_TABLE)
+                .into_iter()
+                .collect(),
+            dedup: BTreeMap::new(),
+        };
         Sns {
             shared: Arc::new(Shared {
                 clock,
                 ids,
                 storage,
                 sqs,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }

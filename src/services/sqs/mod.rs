@@ -35,7 +35,7 @@ use crate::clock::Clock;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
 use model::{parse_bool, MAX_BATCH_ENTRIES, MAX_MESSAGE_SIZE, MAX_VISIBILITY_TIMEOUT};
-use queue::{QueueRecord, QueueState, ReceiveSpec, QUEUES_TABLE};
+use queue::{QueueRecord, QueueState, ReceiveSpec, StoredMessage, MESSAGES_TABLE, QUEUES_TABLE};
 
 /// Most tags a queue may carry.
 pub const MAX_TAGS: usize = 50;
@@ -96,6 +96,27 @@ struct State {
 }
 
 impl State {
+    /// What the store holds: queue records, then their messages.
+    fn load(storage: &Storage) -> State {
+        let mut state = State::default();
+        for (_, record) in storage.load::<QueueRecord>(QUEUES_TABLE) {
+            let q = QueueState::new(record);
+            state.queues.insert(q.key(), q);
+        }
+        for (key, message) in storage.load::<StoredMessage>(MESSAGES_TABLE) {
+            let mut parts = key.splitn(4, '/');
+            let (Some(account), Some(region), Some(name)) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            if let Some(q) = state.queues.get_mut(&QueueKey::new(account, region, name)) {
+                q.restore(message);
+            }
+        }
+        state
+    }
+
     fn queue_mut(&mut self, key: &QueueKey) -> Result<&mut QueueState, Error> {
         self.queues.get_mut(key).ok_or(Error::QueueDoesNotExist)
     }
@@ -224,15 +245,17 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
 }
 
 impl Sqs {
-    /// An SQS with no queues; queue URLs are built on `endpoint`.
+    /// An SQS with the queues and messages `storage` holds (none in memory); queue URLs are
+    /// built on `endpoint`.
     pub fn new(clock: Clock, ids: IdGen, storage: Storage, endpoint: Endpoint) -> Sqs {
+        let state = State::load(&storage);
         Sqs {
             shared: Arc::new(Shared {
                 clock,
                 ids,
                 storage,
                 endpoint,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }

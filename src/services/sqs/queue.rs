@@ -173,6 +173,22 @@ impl QueueState {
         }
     }
 
+    /// Puts back a message loaded from the store (after a restart); deduplication ids are
+    /// not kept across restarts.
+    pub fn restore(&mut self, m: StoredMessage) {
+        self.next_seq = self.next_seq.max(m.seq + 1);
+        if let Some(n) = m
+            .sequence_number
+            .as_deref()
+            .and_then(|s| s.parse::<u128>().ok())
+        {
+            self.next_sequence_number = self
+                .next_sequence_number
+                .max(n.saturating_sub(SEQUENCE_BASE));
+        }
+        self.insert(m);
+    }
+
     /// The queue's key.
     pub fn key(&self) -> QueueKey {
         QueueKey::new(&self.record.account, &self.record.region, &self.record.name)
