@@ -3,6 +3,7 @@
 
 mod error;
 pub mod expression;
+pub mod invocations;
 
 use std::sync::Arc;
 
@@ -107,13 +108,19 @@ impl Scheduler {
     pub fn preview(
         &self,
         expression: &str,
-        _timezone: Option<&str>,
-        _after: DateTime<Utc>,
-        _count: usize,
+        timezone: Option<&str>,
+        after: DateTime<Utc>,
+        count: usize,
     ) -> Result<Vec<PreviewFire>, Error> {
-        Err(Error::Validation(format!(
-            "Invalid Schedule Expression {expression}."
-        )))
+        let fires = expression::preview(expression, timezone, after, count)
+            .map_err(|e| Error::Validation(e.to_string()))?;
+        Ok(fires
+            .iter()
+            .map(|f| PreviewFire {
+                utc: crate::time::rfc3339(f.utc),
+                local: f.local_rfc3339(),
+            })
+            .collect())
     }
 
     /// The next `count` occurrences of a stored schedule.

@@ -2,6 +2,7 @@
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
 mod control;
+mod expressions;
 mod protocol;
 mod s3;
 mod sns;
