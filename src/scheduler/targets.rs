@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use super::model::Schedule;
 use crate::app::Endpoint;
 use crate::ids::Scope;
-use crate::services::sns::Sns;
+use crate::services::sns::{PublishInput, Sns};
 use crate::services::sqs::{self, OutgoingMessage, QueueKey, Sqs};
 
 /// Why an attempt failed: the code and message shown in the invocation record and in the
@@ -331,17 +331,18 @@ fn universal(
     }
 }
 
-/// Publishes to an SNS topic (interim: SNS delivery lands with the SNS service).
+/// Publishes `message` to an SNS topic (its subscribers, SQS queues among them, receive it).
 fn publish(
-    _sns: &Sns,
+    sns: &Sns,
     topic_arn: &str,
-    _message: &str,
-    _group: Option<&str>,
+    message: &str,
+    group: Option<&str>,
 ) -> Result<(), InvocationError> {
-    Err(InvocationError::new(
-        "NotFound",
-        format!("Topic does not exist: {topic_arn}"),
-    ))
+    let mut input = PublishInput::new(message);
+    input.message_group_id = group.map(str::to_string);
+    sns.publish(topic_arn, input)
+        .map(|_| ())
+        .map_err(|e| InvocationError::new(e.code(), e.to_string()))
 }
 
 fn sqs_error(err: sqs::Error) -> InvocationError {
