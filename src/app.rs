@@ -91,7 +91,12 @@ impl App {
     /// Builds every core. Background tasks (the dispatcher) start with [`App::start`].
     pub fn new(config: Config, parts: Parts) -> App {
         let config = Arc::new(config);
-        let clock = parts.clock.unwrap_or_else(|| Clock::new(config.clock));
+        let clock = parts
+            .clock
+            .unwrap_or_else(|| match (config.clock, config.clock_start) {
+                (crate::clock::ClockMode::Manual, Some(start)) => Clock::manual_at(start),
+                (mode, _) => Clock::new(mode),
+            });
         let ids = config.seed.map(IdGen::seeded).unwrap_or_default();
         let endpoint = Endpoint::default();
         let storage = parts.storage.unwrap_or_else(Storage::memory);

@@ -24,6 +24,8 @@ pub struct Config {
     pub port: u16,
     /// Initial clock mode (`CUMULO_CLOCK`, default `system`).
     pub clock: ClockMode,
+    /// Where a `manual` clock starts (`CUMULO_CLOCK_START`, RFC 3339); default: wall time.
+    pub clock_start: Option<chrono::DateTime<chrono::Utc>>,
     /// Directory of the durable store (`CUMULO_DATA_DIR`); `None` keeps state in memory.
     pub data_dir: Option<PathBuf>,
     /// Bound of `/_cumulo/scheduler/invocations` (`CUMULO_INVOCATION_HISTORY`, default 10,000;
@@ -36,6 +38,8 @@ pub struct Config {
     pub cfn_unsupported: UnsupportedResources,
     /// Seed for generated ids (`CUMULO_SEED`); `None` seeds from the OS.
     pub seed: Option<u64>,
+    /// How hard the durable store pushes commits to disk (`CUMULO_SYNC`, default `normal`).
+    pub sync: crate::storage::sqlite::SyncMode,
 }
 
 impl Default for Config {
@@ -44,11 +48,13 @@ impl Default for Config {
             host: "127.0.0.1".to_string(),
             port: 4566,
             clock: ClockMode::System,
+            clock_start: None,
             data_dir: None,
             invocation_history: 10_000,
             scheduler_invocation_enabled: true,
             cfn_unsupported: UnsupportedResources::Fail,
             seed: None,
+            sync: crate::storage::sqlite::SyncMode::Normal,
         }
     }
 }

@@ -44,12 +44,32 @@ pub async fn serve(
         .await
 }
 
-/// Builds an [`App`] from `config` and serves it on `listener` until `shutdown` resolves.
+/// The store `config` asks for: SQLite in `config.data_dir`, or in memory without one.
+/// Errors: the directory is locked by another Cumulo, unreadable, or from a newer Cumulo.
+pub fn open_storage(config: &Config) -> Result<storage::Storage, storage::sqlite::OpenError> {
+    match &config.data_dir {
+        None => Ok(storage::Storage::memory()),
+        Some(dir) => {
+            let backend = storage::sqlite::SqliteBackend::open(dir, config.sync)?;
+            Ok(storage::Storage::with_backend(std::sync::Arc::new(backend)))
+        }
+    }
+}
+
+/// Builds an [`App`] from `config` (opening its data directory, if any) and serves it on
+/// `listener` until `shutdown` resolves.
 pub async fn run(
     config: Config,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = App::new(config, Parts::default());
+    let storage = open_storage(&config).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let app = App::new(
+        config,
+        Parts {
+            clock: None,
+            storage: Some(storage),
+        },
+    );
     serve(app, listener, shutdown).await
 }

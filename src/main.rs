@@ -20,6 +20,9 @@ struct Cli {
     /// Clock mode: `system` (wall time) or `manual` (frozen until POST /_cumulo/clock moves it).
     #[arg(long, env = "CUMULO_CLOCK", default_value = "system", value_parser = ["system", "manual"])]
     clock: String,
+    /// Where a manual clock starts (RFC 3339, e.g. 2030-01-01T00:00:00Z); default: wall time.
+    #[arg(long, env = "CUMULO_CLOCK_START", value_parser = parse_instant)]
+    clock_start: Option<chrono::DateTime<chrono::Utc>>,
     /// Log filter (tracing EnvFilter syntax), e.g. `info`, `debug`, `cumulo=trace`.
     #[arg(long, env = "CUMULO_LOG", default_value = "info")]
     log: String,
@@ -38,6 +41,13 @@ struct Cli {
     /// Seed for generated ids (repeatable runs).
     #[arg(long, env = "CUMULO_SEED")]
     seed: Option<u64>,
+    /// Durable store commits: `normal` (survive a process kill) or `full` (fsync every commit).
+    #[arg(long, env = "CUMULO_SYNC", default_value = "normal", value_parser = ["normal", "full"])]
+    sync: String,
+}
+
+fn parse_instant(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    cumulo::time::parse_rfc3339(s).ok_or_else(|| format!("'{s}' is not an RFC 3339 instant"))
 }
 
 impl Cli {
@@ -46,6 +56,7 @@ impl Cli {
             host: self.host.clone(),
             port: self.port,
             clock: ClockMode::parse(&self.clock).unwrap_or(ClockMode::System),
+            clock_start: self.clock_start,
             data_dir: self.data_dir.clone(),
             invocation_history: self.invocation_history,
             scheduler_invocation_enabled: self.scheduler_invocation_enabled,
@@ -55,6 +66,11 @@ impl Cli {
                 UnsupportedResources::Fail
             },
             seed: self.seed,
+            sync: if self.sync == "full" {
+                cumulo::storage::sqlite::SyncMode::Full
+            } else {
+                cumulo::storage::sqlite::SyncMode::Normal
+            },
         }
     }
 }
@@ -99,6 +115,13 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    let storage = match cumulo::open_storage(&config) {
+        Ok(s) => s,
+        Err(err) => {
+            eprintln!("cumulo: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     runtime.block_on(async move {
         let addr = format!("{}:{}", config.host, config.port);
         let listener = match tokio::net::TcpListener::bind(&addr).await {
@@ -109,8 +132,22 @@ fn main() -> std::process::ExitCode {
             }
         };
         let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
-        tracing::info!(address = %local, clock = config.clock.as_str(), "Cumulo listening");
-        match cumulo::run(config, listener, shutdown_signal()).await {
+        // One line on stdout, whatever the log level: scripts and tests read the port here.
+        println!("cumulo listening on http://{local}");
+        tracing::info!(
+            address = %local,
+            clock = config.clock.as_str(),
+            data_dir = ?config.data_dir,
+            "Cumulo listening"
+        );
+        let app = cumulo::App::new(
+            config,
+            cumulo::Parts {
+                clock: None,
+                storage: Some(storage),
+            },
+        );
+        match cumulo::serve(app, listener, shutdown_signal()).await {
             Ok(()) => std::process::ExitCode::SUCCESS,
             Err(err) => {
                 eprintln!("cumulo: server error: {err}");

@@ -19,6 +19,15 @@
 //! - A failed attempt is retried after 60 s, 120 s, 240 s, … doubling, capped at 86,400 s, no
 //!   jitter (AWS adds jitter), within MaximumRetryAttempts and MaximumEventAgeInSeconds; an
 //!   exhausted occurrence goes to its standard-SQS dead-letter queue with the nine attributes.
+//! - Durability (with `CUMULO_DATA_DIR`): when an occurrence is taken off the queue the task
+//!   records it as the schedule's last fired occurrence and as in flight ([`DISPATCH_TABLE`],
+//!   [`PENDING_TABLE`]), in one transaction; the attempt's outcome (in flight row deleted or
+//!   turned into a queued retry, invocation record) commits in one transaction with the SQS
+//!   message it delivered. After a restart ([`Dispatcher::run`]): rows still in flight are
+//!   attempted again (`possible_duplicate` only where the delivery is not atomic with its
+//!   record: SNS), queued retries resume at their due times, and occurrences missed while
+//!   Cumulo was down follow one rule: the most recent is delivered if younger than
+//!   MaximumEventAgeInSeconds, every other one is recorded as `dropped`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -28,7 +37,9 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
 use super::expression::Window;
-use super::invocations::{InvocationRecord, Invocations, Outcome};
+use serde::{Deserialize, Serialize};
+
+use super::invocations::{seq_key, InvocationRecord, Invocations, Outcome, INVOCATIONS_TABLE};
 use super::model::{
     ActionAfterCompletion, FlexibleTimeWindowMode, Schedule, ScheduleChange, ScheduleKey,
     ScheduleState,
@@ -37,8 +48,73 @@ use super::targets::{self, AttemptContext, InvocationError, Targets};
 use super::{FiredAttempt, Scheduler};
 use crate::clock::{Clock, ClockError, ClockMode};
 use crate::faults::Faults;
-use crate::ids::IdGen;
+use crate::ids::{IdGen, Scope};
+use crate::storage::{Storage, StoredOp};
 use crate::time::rfc3339;
+
+/// Store table of each schedule's last fired occurrence ([`DispatchRow`]), keyed by [`key_text`].
+pub const DISPATCH_TABLE: &str = "scheduler_dispatch";
+/// Store table of occurrences in flight or waiting for a retry ([`PendingRow`]), keyed by
+/// [`pending_key`].
+pub const PENDING_TABLE: &str = "scheduler_pending";
+/// At most this many missed occurrences of one schedule are examined one by one after a
+/// restart; beyond it the gap is logged and only the most recent occurrence is looked at.
+pub const MAX_MISSED_RECORDS: usize = 100;
+
+/// `account/region/group/name`: a schedule's key in the dispatcher's tables.
+pub fn key_text(key: &ScheduleKey) -> String {
+    format!(
+        "{}/{}/{}/{}",
+        key.scope.account, key.scope.region, key.group, key.name
+    )
+}
+
+/// `<key_text>#<scheduled time>`: an occurrence's key in [`PENDING_TABLE`].
+pub fn pending_key(key: &ScheduleKey, scheduled: DateTime<Utc>) -> String {
+    format!("{}#{}", key_text(key), rfc3339(scheduled))
+}
+
+/// What the store keeps of a schedule's dispatch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DispatchRow {
+    /// The schedule generation this was written for.
+    pub generation: u64,
+    /// The last occurrence taken off the queue (scheduled instant, UTC).
+    pub last_scheduled: Option<DateTime<Utc>>,
+}
+
+/// An occurrence in flight, or waiting for its next attempt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PendingRow {
+    /// Account of the schedule.
+    pub account: String,
+    /// Region of the schedule.
+    pub region: String,
+    /// Group of the schedule.
+    pub group: String,
+    /// Name of the schedule.
+    pub name: String,
+    /// Schedule generation the occurrence belongs to.
+    pub generation: u64,
+    /// The occurrence's scheduled instant.
+    pub scheduled: DateTime<Utc>,
+    /// The attempt in flight, or the next one to make.
+    pub attempt: u32,
+    /// When that attempt is due.
+    pub due: DateTime<Utc>,
+    /// True while an attempt is being made (a restart cannot be sure it did not deliver).
+    pub in_flight: bool,
+}
+
+impl PendingRow {
+    fn key(&self) -> ScheduleKey {
+        ScheduleKey::new(
+            Scope::new(&self.account, &self.region),
+            &self.group,
+            &self.name,
+        )
+    }
+}
 
 /// The first retry delay, in seconds.
 pub const FIRST_RETRY_DELAY_SECONDS: i64 = 60;
@@ -107,6 +183,27 @@ pub(crate) struct Job {
     generation: u64,
     scheduled: DateTime<Utc>,
     attempt: u32,
+    /// Set on an attempt repeated after a restart that could not rule out its delivery.
+    possible_duplicate: bool,
+    /// Set on an attempt put back by a restart: the occurrence was already taken off the queue
+    /// once (its following occurrence is queued separately).
+    recovered: bool,
+}
+
+impl Job {
+    fn pending_row(&self, due: DateTime<Utc>, in_flight: bool) -> PendingRow {
+        PendingRow {
+            account: self.key.scope.account.clone(),
+            region: self.key.scope.region.clone(),
+            group: self.key.group.clone(),
+            name: self.key.name.clone(),
+            generation: self.generation,
+            scheduled: self.scheduled,
+            attempt: self.attempt,
+            due,
+            in_flight,
+        }
+    }
 }
 
 /// What the dispatcher remembers of each schedule.
@@ -121,6 +218,7 @@ struct Tracked {
 /// Everything one attempt needs, shared by the dispatcher and the attempt tasks.
 #[derive(Debug)]
 pub(crate) struct Attempter {
+    pub(crate) storage: Storage,
     pub(crate) clock: Clock,
     pub(crate) ids: IdGen,
     pub(crate) faults: Faults,
@@ -137,7 +235,9 @@ struct Attempted {
 }
 
 impl Attempter {
-    /// Makes attempt `job.attempt` of one occurrence: delivers, records, and decides what follows.
+    /// Makes attempt `job.attempt` of one occurrence: delivers, records, and decides what
+    /// follows. The bookkeeping of the outcome (pending row, invocation record) is committed
+    /// with the delivered SQS message where there is one.
     async fn attempt(&self, schedule: &Schedule, job: &Job) -> Attempted {
         let arn = job.key.arn();
         let invoked_at = self.clock.now();
@@ -155,6 +255,36 @@ impl Attempter {
             Ok(d) => d.request.clone(),
             Err(_) => serde_json::Value::String(targets::payload(schedule, &ctx)),
         };
+        let scheduled_time = rfc3339(job.scheduled);
+        let seq = self.invocations.reserve();
+        let durable = self.storage.is_durable();
+        let record = |outcome: Outcome, error: Option<&InvocationError>| InvocationRecord {
+            occurrence_key: format!("{arn}#{scheduled_time}"),
+            schedule_arn: arn.clone(),
+            target_arn: schedule.target.arn.clone(),
+            scheduled_time: scheduled_time.clone(),
+            attempt: job.attempt,
+            execution_id: execution_id.clone(),
+            invoked_at: rfc3339(invoked_at),
+            outcome,
+            error_code: error.map(|e| e.code.clone()),
+            error_message: error.map(|e| e.message.clone()),
+            request: request.clone(),
+            possible_duplicate: job.possible_duplicate,
+        };
+        // What a delivered attempt leaves behind: no pending row, one invocation record.
+        let finished_ops = |record: &InvocationRecord| -> Vec<StoredOp> {
+            if !durable {
+                return Vec::new();
+            }
+            let mut ops = vec![StoredOp::delete(
+                PENDING_TABLE,
+                pending_key(&job.key, job.scheduled),
+            )];
+            ops.extend(StoredOp::put(INVOCATIONS_TABLE, seq_key(seq), record));
+            ops
+        };
+
         let mut result: Result<(), InvocationError> = Ok(());
         if let Some(hit) = self.faults.match_delivery(&schedule.target.arn) {
             if let Some(hold) = hit.hold {
@@ -167,110 +297,167 @@ impl Attempter {
                 });
             }
         }
+        let delivered_record = record(Outcome::Delivered, None);
+        let mut leftover = None;
         if result.is_ok() {
-            result = materialised.and_then(|delivery| self.targets.deliver(&delivery));
-        }
-
-        let mut outcome = Outcome::Delivered;
-        let mut retry = None;
-        let mut finished = true;
-        if let Err(err) = &result {
-            outcome = Outcome::Failed;
-            let policy = schedule.target.retry_policy;
-            let retries_made = job.attempt - 1;
-            let next_at = invoked_at + retry_delay(job.attempt);
-            let exhausted = if retries_made >= policy.maximum_retry_attempts {
-                Some("MaximumRetryAttempts")
-            } else if next_at - job.scheduled
-                > Duration::seconds(i64::from(policy.maximum_event_age_in_seconds))
-            {
-                Some("MaximumEventAgeInSeconds")
-            } else {
-                None
-            };
-            match exhausted {
-                None => {
-                    finished = false;
-                    retry = Some((
-                        next_at,
-                        Job {
-                            attempt: job.attempt + 1,
-                            ..job.clone()
-                        },
-                    ));
+            match materialised {
+                Ok(delivery) => {
+                    let (sent, unused) = self
+                        .targets
+                        .deliver(&delivery, finished_ops(&delivered_record));
+                    result = sent;
+                    leftover = unused;
                 }
-                Some(condition) => {
-                    if let Some(dlq) = &schedule.target.dead_letter_config {
-                        if let Some(dlq_arn) = &dlq.arn {
-                            let mut body = request.to_string();
-                            let truncated = body.len() > MAX_DEAD_LETTER_BODY;
-                            if truncated {
-                                let mut cut = MAX_DEAD_LETTER_BODY;
-                                while !body.is_char_boundary(cut) {
-                                    cut -= 1;
-                                }
-                                body.truncate(cut);
-                            }
-                            let attributes = vec![
-                                ("ERROR_CODE", err.code.clone()),
-                                ("ERROR_MESSAGE", err.message.clone()),
-                                ("EXECUTION_ID", execution_id.clone()),
-                                ("EXHAUSTED_RETRY_CONDITION", condition.to_string()),
-                                ("IS_PAYLOAD_TRUNCATED", truncated.to_string()),
-                                ("RETRY_ATTEMPTS", retries_made.to_string()),
-                                (
-                                    "SCHEDULED_TIME",
-                                    targets::scheduled_time_text(job.scheduled),
-                                ),
-                                ("SCHEDULE_ARN", arn.clone()),
-                                ("TARGET_ARN", schedule.target.arn.clone()),
-                            ];
-                            match self.targets.dead_letter(dlq_arn, body, attributes) {
-                                Ok(true) => outcome = Outcome::DeadLettered,
-                                Ok(false) => {}
-                                Err(e) => {
-                                    tracing::warn!(dlq_arn, code = %e.code, message = %e.message, "dead-letter delivery failed")
-                                }
-                            }
-                        }
-                    }
-                }
+                Err(e) => result = Err(e),
             }
         }
-        let (error_code, error_message) = match &result {
-            Ok(()) => (None, None),
-            Err(e) => (Some(e.code.clone()), Some(e.message.clone())),
+
+        let mut retry = None;
+        let mut finished = true;
+        let final_record = match &result {
+            Ok(()) => {
+                if let Some(ops) = leftover {
+                    self.storage.apply(ops);
+                }
+                delivered_record
+            }
+            Err(err) => {
+                let policy = schedule.target.retry_policy;
+                let retries_made = job.attempt - 1;
+                let next_at = invoked_at + retry_delay(job.attempt);
+                let max_age = Duration::seconds(i64::from(policy.maximum_event_age_in_seconds));
+                let exhausted = if retries_made >= policy.maximum_retry_attempts {
+                    Some("MaximumRetryAttempts")
+                } else if next_at - job.scheduled > max_age {
+                    Some("MaximumEventAgeInSeconds")
+                } else {
+                    None
+                };
+                match exhausted {
+                    None => {
+                        finished = false;
+                        let next = Job {
+                            attempt: job.attempt + 1,
+                            possible_duplicate: false,
+                            recovered: true,
+                            ..job.clone()
+                        };
+                        let failed = record(Outcome::Failed, Some(err));
+                        if durable {
+                            let mut ops: Vec<StoredOp> = StoredOp::put(
+                                PENDING_TABLE,
+                                pending_key(&job.key, job.scheduled),
+                                &next.pending_row(next_at, false),
+                            )
+                            .into_iter()
+                            .collect();
+                            ops.extend(StoredOp::put(INVOCATIONS_TABLE, seq_key(seq), &failed));
+                            self.storage.apply(ops);
+                        }
+                        retry = Some((next_at, next));
+                        failed
+                    }
+                    Some(condition) => self.dead_letter(
+                        schedule,
+                        job,
+                        err,
+                        condition,
+                        &execution_id,
+                        &request,
+                        &record,
+                        &finished_ops,
+                    ),
+                }
+            }
         };
-        let scheduled_time = rfc3339(job.scheduled);
-        self.invocations.record(InvocationRecord {
-            occurrence_key: format!("{arn}#{scheduled_time}"),
-            schedule_arn: arn.clone(),
-            target_arn: schedule.target.arn.clone(),
-            scheduled_time: scheduled_time.clone(),
-            attempt: job.attempt,
-            execution_id,
-            invoked_at: rfc3339(invoked_at),
-            outcome,
-            error_code: error_code.clone(),
-            error_message,
-            request,
-            possible_duplicate: false,
-        });
+        for dropped in self.invocations.insert(seq, final_record.clone()) {
+            self.storage.delete(INVOCATIONS_TABLE, &seq_key(dropped));
+        }
         Attempted {
             fired: FiredAttempt {
                 schedule_arn: arn,
                 scheduled_time,
                 attempt: job.attempt,
-                outcome: if outcome == Outcome::Delivered {
+                outcome: if final_record.outcome == Outcome::Delivered {
                     "delivered"
                 } else {
                     "failed"
                 }
                 .to_string(),
-                error_code,
+                error_code: final_record.error_code.clone(),
             },
             retry,
             finished,
+        }
+    }
+
+    /// An exhausted occurrence: its request goes to the dead-letter queue, if it has one,
+    /// together with the occurrence's final bookkeeping. Returns the attempt's record.
+    #[allow(clippy::too_many_arguments)]
+    fn dead_letter(
+        &self,
+        schedule: &Schedule,
+        job: &Job,
+        err: &InvocationError,
+        condition: &str,
+        execution_id: &str,
+        request: &serde_json::Value,
+        record: &dyn Fn(Outcome, Option<&InvocationError>) -> InvocationRecord,
+        finished_ops: &dyn Fn(&InvocationRecord) -> Vec<StoredOp>,
+    ) -> InvocationRecord {
+        let arn = job.key.arn();
+        let dlq_arn = schedule
+            .target
+            .dead_letter_config
+            .as_ref()
+            .and_then(|d| d.arn.clone());
+        let Some(dlq_arn) = dlq_arn else {
+            let failed = record(Outcome::Failed, Some(err));
+            self.storage.apply(finished_ops(&failed));
+            return failed;
+        };
+        let mut body = request.to_string();
+        let truncated = body.len() > MAX_DEAD_LETTER_BODY;
+        if truncated {
+            let mut cut = MAX_DEAD_LETTER_BODY;
+            while !body.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            body.truncate(cut);
+        }
+        let attributes = vec![
+            ("ERROR_CODE", err.code.clone()),
+            ("ERROR_MESSAGE", err.message.clone()),
+            ("EXECUTION_ID", execution_id.to_string()),
+            ("EXHAUSTED_RETRY_CONDITION", condition.to_string()),
+            ("IS_PAYLOAD_TRUNCATED", truncated.to_string()),
+            ("RETRY_ATTEMPTS", (job.attempt - 1).to_string()),
+            (
+                "SCHEDULED_TIME",
+                targets::scheduled_time_text(job.scheduled),
+            ),
+            ("SCHEDULE_ARN", arn),
+            ("TARGET_ARN", schedule.target.arn.clone()),
+        ];
+        let dead = record(Outcome::DeadLettered, Some(err));
+        let (sent, unused) =
+            self.targets
+                .dead_letter(&dlq_arn, body, attributes, finished_ops(&dead));
+        match sent {
+            Ok(true) => {
+                if let Some(ops) = unused {
+                    self.storage.apply(ops);
+                }
+                dead
+            }
+            other => {
+                if let Err(e) = other {
+                    tracing::warn!(dlq_arn, code = %e.code, message = %e.message, "dead-letter delivery failed");
+                }
+                let failed = record(Outcome::Failed, Some(err));
+                self.storage.apply(finished_ops(&failed));
+                failed
+            }
         }
     }
 }
@@ -311,10 +498,16 @@ impl Dispatcher {
         }
     }
 
-    /// Runs until the command channel closes.
+    /// Runs until the command channel closes. With a durable store it first recovers what the
+    /// last run left: each schedule's last fired occurrence, attempts in flight, queued
+    /// retries, and the occurrences missed while Cumulo was down.
     pub(crate) async fn run(mut self) {
-        for (key, schedule) in self.scheduler.schedules_snapshot() {
-            self.upserted(key, schedule.generation);
+        if self.attempter.storage.is_durable() {
+            self.recover();
+        } else {
+            for (key, schedule) in self.scheduler.schedules_snapshot() {
+                self.upserted(key, schedule.generation);
+            }
         }
         loop {
             let next = self.queue.keys().next().map(|(due, _)| *due);
@@ -366,6 +559,9 @@ impl Dispatcher {
                     .is_some_and(|t| t.generation == generation)
                 {
                     self.tracked.remove(&key);
+                    self.attempter
+                        .storage
+                        .delete(DISPATCH_TABLE, &key_text(&key));
                 }
             }
             ScheduleChange::Reset => {
@@ -428,6 +624,8 @@ impl Dispatcher {
                 generation: schedule.generation,
                 scheduled,
                 attempt: 1,
+                possible_duplicate: false,
+                recovered: false,
             },
         );
     }
@@ -453,20 +651,198 @@ impl Dispatcher {
             }
             let job = self.queue.remove(&(due, seq))?;
             let Some(schedule) = self.current(&job) else {
+                if job.attempt > 1 {
+                    let pending = pending_key(&job.key, job.scheduled);
+                    self.attempter.storage.delete(PENDING_TABLE, &pending);
+                }
                 continue;
             };
-            if job.attempt == 1 {
+            let storage = &self.attempter.storage;
+            if job.attempt == 1 && !job.recovered {
                 if let Some(t) = self.tracked.get_mut(&job.key) {
                     if t.last_scheduled.is_some_and(|last| last >= job.scheduled) {
                         continue;
                     }
                     t.last_scheduled = Some(job.scheduled);
                 }
+                if storage.is_durable() {
+                    let row = DispatchRow {
+                        generation: job.generation,
+                        last_scheduled: Some(job.scheduled),
+                    };
+                    let mut ops: Vec<StoredOp> =
+                        StoredOp::put(DISPATCH_TABLE, key_text(&job.key), &row)
+                            .into_iter()
+                            .collect();
+                    ops.extend(StoredOp::put(
+                        PENDING_TABLE,
+                        pending_key(&job.key, job.scheduled),
+                        &job.pending_row(due, true),
+                    ));
+                    storage.apply(ops);
+                }
                 let key = job.key.clone();
                 self.queue_next(&key, &schedule, job.scheduled);
+            } else if storage.is_durable() {
+                storage.put(
+                    PENDING_TABLE,
+                    &pending_key(&job.key, job.scheduled),
+                    &job.pending_row(due, true),
+                );
             }
             return Some((due, job, schedule));
         }
+    }
+
+    /// Rebuilds the queue from the store after a restart (see the module doc).
+    fn recover(&mut self) {
+        let storage = self.attempter.storage.clone();
+        let now = self.clock.now();
+        let last: HashMap<String, DispatchRow> = storage.load(DISPATCH_TABLE).into_iter().collect();
+        let pending: Vec<(String, PendingRow)> = storage.load(PENDING_TABLE);
+        let invocations: Vec<(String, InvocationRecord)> = storage.load(INVOCATIONS_TABLE);
+        let restored = invocations
+            .into_iter()
+            .filter_map(|(k, r)| k.parse::<u64>().ok().map(|s| (s, r)))
+            .collect();
+        for dropped in self.attempter.invocations.restore(restored) {
+            storage.delete(INVOCATIONS_TABLE, &seq_key(dropped));
+        }
+        let (mut n_schedules, mut n_missed, mut n_resumed) = (0usize, 0usize, 0usize);
+        for (key, schedule) in self.scheduler.schedules_snapshot() {
+            n_schedules += 1;
+            let key = Arc::new(key);
+            let last_scheduled = last.get(&key_text(&key)).and_then(|r| r.last_scheduled);
+            self.tracked.insert(
+                key.clone(),
+                Tracked {
+                    generation: schedule.generation,
+                    last_scheduled,
+                },
+            );
+            if schedule.state != ScheduleState::Enabled {
+                continue;
+            }
+            n_missed += self.recover_missed(&key, &schedule, last_scheduled, now);
+        }
+        for (row_key, row) in pending {
+            let key = row.key();
+            let current = self
+                .scheduler
+                .schedule(&key)
+                .filter(|s| s.generation == row.generation && s.state == ScheduleState::Enabled);
+            let (Some(schedule), Some((tracked_key, _))) =
+                (current, self.tracked.get_key_value(&key))
+            else {
+                storage.delete(PENDING_TABLE, &row_key);
+                continue;
+            };
+            n_resumed += 1;
+            let job = Job {
+                key: tracked_key.clone(),
+                generation: row.generation,
+                scheduled: row.scheduled,
+                attempt: row.attempt,
+                possible_duplicate: row.in_flight
+                    && !targets::delivery_is_atomic(&schedule.target.arn),
+                recovered: true,
+            };
+            // An attempt that was in flight runs again now; a queued retry keeps its due time.
+            let due = if row.in_flight { now } else { row.due };
+            self.push(due, job);
+        }
+        tracing::info!(
+            schedules = n_schedules,
+            missed = n_missed,
+            resumed = n_resumed,
+            "dispatcher recovered its state"
+        );
+    }
+
+    /// Handles the occurrences of one schedule that fell due while Cumulo was down, then
+    /// queues its next one. Returns how many were missed.
+    fn recover_missed(
+        &mut self,
+        key: &Arc<ScheduleKey>,
+        schedule: &Schedule,
+        last_scheduled: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> usize {
+        let window = window_of(schedule);
+        let start = last_scheduled.unwrap_or(schedule.creation_date - Duration::nanoseconds(1));
+        let missed = missed_occurrences(schedule, &window, start, now);
+        let count = missed.early.len() + usize::from(missed.latest.is_some());
+        if missed.more {
+            tracing::warn!(schedule = %key.arn(), "more than {MAX_MISSED_RECORDS} occurrences were missed while Cumulo was down; only the first ones and the most recent are recorded");
+        }
+        let arn = key.arn();
+        let mut dropped = missed.early;
+        let max_age = Duration::seconds(i64::from(
+            schedule.target.retry_policy.maximum_event_age_in_seconds,
+        ));
+        let mut delivering = None;
+        if let Some(latest) = missed.latest {
+            if now - latest <= max_age {
+                delivering = Some(latest);
+            } else {
+                dropped.push(latest);
+            }
+        }
+        for scheduled in dropped {
+            let scheduled_time = rfc3339(scheduled);
+            let record = InvocationRecord {
+                occurrence_key: format!("{arn}#{scheduled_time}"),
+                schedule_arn: arn.clone(),
+                target_arn: schedule.target.arn.clone(),
+                scheduled_time,
+                attempt: 0,
+                execution_id: self.attempter.ids.hex(16),
+                invoked_at: rfc3339(now),
+                outcome: Outcome::Dropped,
+                error_code: Some("MissedWhileStopped".into()),
+                error_message: Some("Cumulo was not running at this occurrence; only the most recent missed occurrence is delivered, and only if younger than MaximumEventAgeInSeconds.".into()),
+                request: serde_json::Value::Null,
+                possible_duplicate: false,
+            };
+            let seq = self.attempter.invocations.reserve();
+            self.attempter
+                .storage
+                .put(INVOCATIONS_TABLE, &seq_key(seq), &record);
+            for gone in self.attempter.invocations.insert(seq, record) {
+                self.attempter
+                    .storage
+                    .delete(INVOCATIONS_TABLE, &seq_key(gone));
+            }
+        }
+        match delivering {
+            // Taken off the queue like any occurrence: `pop_due` records it and queues the next.
+            Some(latest) => self.push(
+                now,
+                Job {
+                    key: key.clone(),
+                    generation: schedule.generation,
+                    scheduled: latest,
+                    attempt: 1,
+                    possible_duplicate: false,
+                    recovered: false,
+                },
+            ),
+            None => {
+                if let (Some(t), Some(latest)) = (self.tracked.get_mut(key), missed.latest) {
+                    t.last_scheduled = Some(latest);
+                    self.attempter.storage.put(
+                        DISPATCH_TABLE,
+                        &key_text(key),
+                        &DispatchRow {
+                            generation: schedule.generation,
+                            last_scheduled: Some(latest),
+                        },
+                    );
+                }
+                self.queue_next(key, schedule, now.max(start));
+            }
+        }
+        count
     }
 
     /// System mode: every due attempt runs as its own task.
@@ -516,6 +892,76 @@ impl Dispatcher {
         }
         self.clock.step_manual(to)?;
         Ok(fired)
+    }
+}
+
+/// Occurrences of a schedule strictly after `after` and at or before `now`.
+struct Missed {
+    /// The first ones, oldest first (at most [`MAX_MISSED_RECORDS`]), without the latest.
+    early: Vec<DateTime<Utc>>,
+    /// The most recent one.
+    latest: Option<DateTime<Utc>>,
+    /// True when occurrences between `early` and `latest` were skipped unexamined.
+    more: bool,
+}
+
+fn missed_occurrences(
+    schedule: &Schedule,
+    window: &Window,
+    after: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Missed {
+    let next = |t: DateTime<Utc>| {
+        schedule
+            .expression
+            .next_after(t, schedule.timezone, window)
+            .filter(|n| *n <= now)
+    };
+    let mut early = Vec::new();
+    let mut cursor = after;
+    while let Some(t) = next(cursor) {
+        early.push(t);
+        cursor = t;
+        if early.len() > MAX_MISSED_RECORDS {
+            break;
+        }
+        if schedule.expression.is_one_time() {
+            break;
+        }
+    }
+    if early.len() <= MAX_MISSED_RECORDS {
+        let latest = early.pop();
+        return Missed {
+            early,
+            latest,
+            more: false,
+        };
+    }
+    // Too many to walk: jump close to `now` and walk from there to the most recent.
+    let mut latest = early.pop();
+    for span in [
+        Duration::hours(1),
+        Duration::days(1),
+        Duration::days(32),
+        Duration::days(367),
+        Duration::days(3660),
+    ] {
+        let probe = (now - span).max(cursor);
+        if let Some(mut t) = next(probe) {
+            for _ in 0..MAX_MISSED_RECORDS {
+                match next(t) {
+                    Some(n) => t = n,
+                    None => break,
+                }
+            }
+            latest = Some(t);
+            break;
+        }
+    }
+    Missed {
+        early,
+        latest,
+        more: true,
     }
 }
 

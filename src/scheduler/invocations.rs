@@ -64,10 +64,25 @@ pub struct InvocationRecord {
     pub possible_duplicate: bool,
 }
 
+/// Store table of the history (`InvocationRecord`), keyed by [`seq_key`].
+pub const INVOCATIONS_TABLE: &str = "scheduler_invocations";
+
+/// The store key of the record with sequence number `seq` (zero-padded, so key order is
+/// history order).
+pub fn seq_key(seq: u64) -> String {
+    format!("{seq:020}")
+}
+
+#[derive(Debug, Default)]
+struct History {
+    records: VecDeque<(u64, InvocationRecord)>,
+    next_seq: u64,
+}
+
 /// The bounded history. Clone it freely; clones share it.
 #[derive(Clone, Debug)]
 pub struct Invocations {
-    inner: Arc<Mutex<VecDeque<InvocationRecord>>>,
+    inner: Arc<Mutex<History>>,
     capacity: usize,
 }
 
@@ -75,58 +90,95 @@ impl Invocations {
     /// An empty history keeping at most `capacity` records (at least 1).
     pub fn new(capacity: usize) -> Invocations {
         Invocations {
-            inner: Arc::new(Mutex::new(VecDeque::new())),
+            inner: Arc::new(Mutex::new(History::default())),
             capacity: capacity.max(1),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<InvocationRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, History> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Appends a record, dropping the oldest beyond the capacity.
-    pub fn record(&self, record: InvocationRecord) {
-        let mut list = self.lock();
-        if list.len() == self.capacity {
-            list.pop_front();
+    /// Reserves the sequence number of a record about to be made (its store key).
+    pub fn reserve(&self) -> u64 {
+        let mut h = self.lock();
+        h.next_seq += 1;
+        h.next_seq
+    }
+
+    /// Appends a record under a reserved sequence number, dropping the oldest beyond the
+    /// capacity; returns the sequence numbers dropped (their store rows are the caller's).
+    pub fn insert(&self, seq: u64, record: InvocationRecord) -> Vec<u64> {
+        let mut h = self.lock();
+        let at = h.records.partition_point(|(s, _)| *s < seq);
+        h.records.insert(at, (seq, record));
+        let mut dropped = Vec::new();
+        while h.records.len() > self.capacity {
+            if let Some((s, _)) = h.records.pop_front() {
+                dropped.push(s);
+            }
         }
-        list.push_back(record);
+        dropped
+    }
+
+    /// Appends a record (reserving its number); returns the dropped sequence numbers.
+    pub fn record(&self, record: InvocationRecord) -> Vec<u64> {
+        let seq = self.reserve();
+        self.insert(seq, record)
+    }
+
+    /// Puts back records read from the store (`(seq, record)`, any order); returns the
+    /// sequence numbers that no longer fit.
+    pub fn restore(&self, mut rows: Vec<(u64, InvocationRecord)>) -> Vec<u64> {
+        rows.sort_by_key(|(s, _)| *s);
+        let mut dropped = Vec::new();
+        for (seq, record) in rows {
+            {
+                let mut h = self.lock();
+                h.next_seq = h.next_seq.max(seq);
+            }
+            dropped.extend(self.insert(seq, record));
+        }
+        dropped
     }
 
     /// The records, oldest first, optionally only those of `schedule_arn`; with `limit`, the
     /// newest `limit` of them (still oldest first).
     pub fn list(&self, schedule_arn: Option<&str>, limit: Option<usize>) -> Vec<InvocationRecord> {
-        let list = self.lock();
-        let mut picked: Vec<InvocationRecord> = match limit {
+        let h = self.lock();
+        let mine = |r: &&InvocationRecord| schedule_arn.is_none_or(|a| r.schedule_arn == a);
+        match limit {
             Some(n) => {
-                let mut newest: Vec<InvocationRecord> = list
+                let mut newest: Vec<InvocationRecord> = h
+                    .records
                     .iter()
                     .rev()
-                    .filter(|r| schedule_arn.is_none_or(|a| r.schedule_arn == a))
+                    .map(|(_, r)| r)
+                    .filter(mine)
                     .take(n)
                     .cloned()
                     .collect();
                 newest.reverse();
                 newest
             }
-            None => list
+            None => h
+                .records
                 .iter()
-                .filter(|r| schedule_arn.is_none_or(|a| r.schedule_arn == a))
+                .map(|(_, r)| r)
+                .filter(mine)
                 .cloned()
                 .collect(),
-        };
-        picked.shrink_to_fit();
-        picked
+        }
     }
 
     /// Every record, oldest first (persistence).
     pub fn snapshot(&self) -> Vec<InvocationRecord> {
-        self.lock().iter().cloned().collect()
+        self.lock().records.iter().map(|(_, r)| r.clone()).collect()
     }
 
     /// Forgets everything.
     pub fn clear(&self) {
-        self.lock().clear();
+        self.lock().records.clear();
     }
 }
 

@@ -254,6 +254,7 @@ impl Scheduler {
             return;
         };
         let attempter = Arc::new(dispatcher::Attempter {
+            storage: self.deps.storage.clone(),
             clock: self.deps.clock.clone(),
             ids: self.deps.ids.clone(),
             faults: self.deps.faults.clone(),

@@ -18,6 +18,7 @@ use crate::app::Endpoint;
 use crate::ids::Scope;
 use crate::services::sns::{PublishInput, Sns};
 use crate::services::sqs::{self, OutgoingMessage, QueueKey, Sqs};
+use crate::storage::StoredOp;
 
 /// Why an attempt failed: the code and message shown in the invocation record and in the
 /// dead-letter message's `ERROR_CODE` / `ERROR_MESSAGE` attributes.
@@ -368,10 +369,18 @@ pub struct Targets {
 }
 
 impl Targets {
-    /// Sends `delivery`. `Ok` means the target accepted it.
-    pub fn deliver(&self, delivery: &Delivery) -> Result<(), InvocationError> {
+    /// Sends `delivery`; `Ok` means the target accepted it. `rider` (the dispatcher's
+    /// bookkeeping for a delivered attempt) is committed in the same store transaction as the
+    /// delivered SQS message; for other targets, and when nothing was delivered, it is handed
+    /// back for the caller to write (after the effect, so a crash in between can duplicate a
+    /// delivery: see [`delivery_is_atomic`]).
+    pub fn deliver(
+        &self,
+        delivery: &Delivery,
+        rider: Vec<StoredOp>,
+    ) -> (Result<(), InvocationError>, Option<Vec<StoredOp>>) {
         match &delivery.kind {
-            Kind::Recorded => Ok(()),
+            Kind::Recorded => (Ok(()), Some(rider)),
             Kind::Sqs {
                 queue_arn,
                 body,
@@ -382,47 +391,57 @@ impl Targets {
                     message_group_id: message_group_id.clone(),
                     ..OutgoingMessage::default()
                 };
-                self.sqs
-                    .send_message(queue_arn, message)
-                    .map(|_| ())
-                    .map_err(sqs_error)
+                let (sent, unused) = self.sqs.send_message_riding(queue_arn, message, rider);
+                (sent.map(|_| ()).map_err(sqs_error), unused)
             }
             Kind::Sns {
                 topic_arn,
                 message,
                 message_group_id,
-            } => publish(&self.sns, topic_arn, message, message_group_id.as_deref()),
+            } => (
+                publish(&self.sns, topic_arn, message, message_group_id.as_deref()),
+                Some(rider),
+            ),
         }
     }
 
-    /// Sends the dead-letter message of an exhausted occurrence to a standard SQS queue.
-    /// FIFO queues and non-SQS ARNs are logged and skipped (`Ok(false)`).
+    /// Sends the dead-letter message of an exhausted occurrence to a standard SQS queue, with
+    /// `rider` committed together with it. FIFO queues and non-SQS ARNs are logged and
+    /// skipped (`Ok(false)`); the rider comes back unless it was written.
     pub fn dead_letter(
         &self,
         dlq_arn: &str,
         body: String,
         attributes: Vec<(&'static str, String)>,
-    ) -> Result<bool, InvocationError> {
+        rider: Vec<StoredOp>,
+    ) -> (Result<bool, InvocationError>, Option<Vec<StoredOp>>) {
         if QueueKey::from_arn(dlq_arn).is_none() {
             tracing::warn!(
                 dlq_arn,
                 "the dead-letter target is not an SQS queue; skipped"
             );
-            return Ok(false);
+            return (Ok(false), Some(rider));
         }
         if self.sqs.is_fifo(dlq_arn).unwrap_or(false) {
             tracing::warn!(dlq_arn, "the dead-letter queue is a FIFO queue; skipped");
-            return Ok(false);
+            return (Ok(false), Some(rider));
         }
         let mut message = OutgoingMessage::new(body);
         for (name, value) in attributes {
             message = message.with_string_attribute(name, value);
         }
-        self.sqs
-            .send_message(dlq_arn, message)
-            .map(|_| true)
-            .map_err(sqs_error)
+        let (sent, unused) = self.sqs.send_message_riding(dlq_arn, message, rider);
+        (sent.map(|_| true).map_err(sqs_error), unused)
     }
+}
+
+/// True when a delivery to `target_arn` and the dispatcher's record of it are committed in
+/// one store transaction (SQS queues, universal `sqs:sendMessage`, and the targets Cumulo only
+/// records), so a restart can always tell whether it happened. SNS publishes fan out to
+/// subscribers first: a crash right after one can repeat it (`possible_duplicate`).
+pub fn delivery_is_atomic(target_arn: &str) -> bool {
+    !(target_arn.starts_with("arn:aws:sns:")
+        || target_arn == "arn:aws:scheduler:::aws-sdk:sns:publish")
 }
 
 #[cfg(test)]

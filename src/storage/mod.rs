@@ -20,6 +20,43 @@ use serde::Serialize;
 /// A table of the durable store. Keys are unique within a table.
 pub type Table = &'static str;
 
+/// One write, for [`Storage::apply`] and [`Storage::with_rider`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoredOp {
+    /// Upsert of a JSON value under `(table, key)`.
+    Put(Table, String, String),
+    /// Delete of `(table, key)`.
+    Delete(Table, String),
+}
+
+impl StoredOp {
+    /// An upsert of `value` serialised as JSON (`None` when it cannot be serialised, logged).
+    pub fn put<T: Serialize + ?Sized>(
+        table: Table,
+        key: impl Into<String>,
+        value: &T,
+    ) -> Option<StoredOp> {
+        let key = key.into();
+        match serde_json::to_string(value) {
+            Ok(json) => Some(StoredOp::Put(table, key, json)),
+            Err(err) => {
+                tracing::error!(table, key, %err, "cannot serialise an entity for the store");
+                None
+            }
+        }
+    }
+
+    /// A delete.
+    pub fn delete(table: Table, key: impl Into<String>) -> StoredOp {
+        StoredOp::Delete(table, key.into())
+    }
+}
+
+thread_local! {
+    /// Writes that ride on this thread's next `put` ([`Storage::with_rider`]).
+    static RIDER: std::cell::RefCell<Option<Vec<StoredOp>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// A persistence backend (the SQLite store of the durable-state issue implements it).
 pub trait Backend: Send + Sync + 'static {
     /// Queues an upsert of `json` under `(table, key)`.
@@ -32,6 +69,16 @@ pub trait Backend: Send + Sync + 'static {
     fn sync(&self) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>>;
     /// Every row of `table`, in key order.
     fn load(&self, table: Table) -> Vec<(String, String)>;
+    /// Queues `ops` to be committed together, in one transaction. The default applies them
+    /// one by one (backends without transactions).
+    fn apply(&self, ops: Vec<StoredOp>) {
+        for op in ops {
+            match op {
+                StoredOp::Put(table, key, json) => self.put(table, &key, json),
+                StoredOp::Delete(table, key) => self.delete(table, &key),
+            }
+        }
+    }
 }
 
 /// A cheap handle to the store; clones share it.
@@ -70,12 +117,45 @@ impl Storage {
     pub fn put<T: Serialize + ?Sized>(&self, table: Table, key: &str, value: &T) {
         if let Some(backend) = &self.backend {
             match serde_json::to_string(value) {
-                Ok(json) => backend.put(table, key, json),
+                Ok(json) => match RIDER.with(|r| r.borrow_mut().take()) {
+                    Some(mut rider) => {
+                        rider.insert(0, StoredOp::Put(table, key.to_string(), json));
+                        backend.apply(rider);
+                    }
+                    None => backend.put(table, key, json),
+                },
                 Err(err) => {
                     tracing::error!(table, key, %err, "cannot serialise an entity for the store")
                 }
             }
         }
+    }
+
+    /// Queues `ops` to be committed together in one transaction.
+    pub fn apply(&self, ops: Vec<StoredOp>) {
+        if let Some(backend) = &self.backend {
+            if !ops.is_empty() {
+                backend.apply(ops);
+            }
+        }
+    }
+
+    /// Runs `f` so that the first [`Storage::put`] it makes on this thread is committed in one
+    /// transaction together with `ops` (so an effect and its bookkeeping land together: the
+    /// dispatcher rides its "occurrence done" writes on the SQS message it delivers). Returns
+    /// `f`'s result and the ops again if no put consumed them. `f` must not `.await`.
+    pub fn with_rider<R>(
+        &self,
+        ops: Vec<StoredOp>,
+        f: impl FnOnce() -> R,
+    ) -> (R, Option<Vec<StoredOp>>) {
+        if self.backend.is_none() {
+            return (f(), None);
+        }
+        RIDER.with(|r| *r.borrow_mut() = Some(ops));
+        let result = f();
+        let unused = RIDER.with(|r| r.borrow_mut().take());
+        (result, unused)
     }
 
     /// Records that `(table, key)` no longer exists.

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
-use super::{Backend, Table};
+use super::{Backend, StoredOp, Table};
 
 /// The schema version this build writes. Older databases are migrated by [`MIGRATIONS`].
 pub const SCHEMA_VERSION: i64 = 1;
@@ -85,6 +85,8 @@ enum Op {
     Delete(Table, String),
     Wipe,
     Sync(oneshot::Sender<()>),
+    /// Writes that must commit in one transaction (never split across batches).
+    Batch(Vec<StoredOp>),
 }
 
 /// The SQLite store of one data directory.
@@ -242,6 +244,18 @@ fn writer(mut conn: Connection, rx: mpsc::Receiver<Op>) {
                             tx.execute("DELETE FROM entities", [])?;
                         }
                         Op::Sync(done) => waiters.push(done),
+                        Op::Batch(ops) => {
+                            for op in ops {
+                                match op {
+                                    StoredOp::Put(table, key, json) => {
+                                        put.execute(params![table, key, json])?;
+                                    }
+                                    StoredOp::Delete(table, key) => {
+                                        del.execute(params![table, key])?;
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -275,6 +289,10 @@ impl Backend for SqliteBackend {
         Box::pin(async move {
             let _ = wait.await;
         })
+    }
+
+    fn apply(&self, ops: Vec<StoredOp>) {
+        self.send(Op::Batch(ops));
     }
 
     fn load(&self, table: Table) -> Vec<(String, String)> {

@@ -5,6 +5,7 @@ mod control;
 mod dispatch;
 mod expressions;
 mod protocol;
+mod restart;
 mod s3;
 mod scheduler;
 mod sns;

@@ -81,17 +81,8 @@ impl Emulator {
 
     /// SDK configuration signing with `access_key` (a 12-digit key selects that account).
     pub async fn sdk_config_for(&self, access_key: &str) -> aws_config::SdkConfig {
-        let creds =
-            aws_credential_types::Credentials::new(access_key, "test", None, None, "cumulo-tests");
-        aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .region(aws_config::Region::new("us-east-1"))
-            .credentials_provider(creds)
-            .endpoint_url(&self.endpoint)
-            .retry_config(aws_config::retry::RetryConfig::disabled())
-            .load()
-            .await
+        sdk_config_at(&self.endpoint, access_key).await
     }
-
     /// An EventBridge Scheduler client.
     pub async fn scheduler(&self) -> aws_sdk_scheduler::Client {
         aws_sdk_scheduler::Client::new(&self.sdk_config().await)
@@ -158,6 +149,20 @@ impl Emulator {
         assert_eq!(status, 200, "clock set: {body}");
         body
     }
+}
+
+/// SDK configuration for an emulator at `endpoint`: us-east-1, no retries, credentials
+/// `access_key`/`test` (a 12-digit key selects that account).
+pub async fn sdk_config_at(endpoint: &str, access_key: &str) -> aws_config::SdkConfig {
+    let creds =
+        aws_credential_types::Credentials::new(access_key, "test", None, None, "cumulo-tests");
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(creds)
+        .endpoint_url(endpoint)
+        .retry_config(aws_config::retry::RetryConfig::disabled())
+        .load()
+        .await
 }
 
 /// The aws CLI the README's test command installs (`CUMULO_AWS_CLI`, else `.venv/bin/aws`

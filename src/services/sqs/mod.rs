@@ -570,6 +570,41 @@ impl Sqs {
         )
     }
 
+    /// SendMessage whose stored message is committed in one transaction together with
+    /// `rider` (the sender's own bookkeeping, e.g. the dispatcher's "occurrence delivered"),
+    /// so after a crash either both exist or neither. Returns `rider` back when the send
+    /// failed before anything was stored.
+    pub fn send_message_riding(
+        &self,
+        queue_arn: &str,
+        message: OutgoingMessage,
+        rider: Vec<crate::storage::StoredOp>,
+    ) -> (
+        Result<SentMessage, Error>,
+        Option<Vec<crate::storage::StoredOp>>,
+    ) {
+        let key = match key_of(queue_arn) {
+            Ok(k) => k,
+            Err(e) => return (Err(e), Some(rider)),
+        };
+        let now = self.shared.clock.now();
+        let mut state = self.lock();
+        let q = match state.queue_mut(&key) {
+            Ok(q) => q,
+            Err(e) => return (Err(e), Some(rider)),
+        };
+        let storage = self.shared.storage.clone();
+        storage.with_rider(rider, || {
+            q.send(
+                now,
+                message,
+                &key.account,
+                &self.shared.ids,
+                &self.shared.storage,
+            )
+        })
+    }
+
     /// SendMessageBatch: 1–10 entries with distinct ids, at most 1 MiB together. Each entry
     /// succeeds or fails on its own (`Failed` entries carry the error).
     pub fn send_message_batch(
