@@ -1,6 +1,9 @@
 //! CloudFormation: templates, stacks, change sets and the stack engine that creates, updates,
 //! replaces, moves and rolls back resources through providers over the other cores.
 
+pub mod registry;
+pub mod template;
+
 use std::sync::Arc;
 
 use crate::clock::Clock;
