@@ -3,4 +3,5 @@
 
 mod control;
 mod protocol;
+mod sqs;
 mod support;

@@ -1,10 +1,27 @@
-//! SQS on the wire.
+//! SQS on the wire: awsJson 1.0 (`X-Amz-Target: AmazonSQS.<Operation>`, botocore
+//! `sqs/2012-11-05`, the only protocol botocore and the aws CLI speak to SQS). Each handler
+//! decodes the JSON input, calls one `crate::services::sqs` operation, and encodes the output.
+//!
+//! Errors carry the modeled shape in `__type` (`com.amazonaws.sqs#QueueDoesNotExist`) and the
+//! awsQuery-compatible code in `x-amzn-query-error` (`AWS.SimpleQueueService.NonExistentQueue;
+//! Sender`), which botocore reports as the error code, as real AWS does.
+
+use std::collections::BTreeMap;
 
 use axum::response::Response;
+use base64::Engine;
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::AwsRequest;
+use crate::protocol::{ok_response, AwsRequest};
+use crate::services::sqs::{
+    self, BatchEntry, BatchResult, MessageAttributeValue, MessageAttributes, OutgoingMessage,
+    ReceiveMessageInput, ReceivedMessage, SentMessage,
+};
 
 /// How SQS errors are encoded.
 pub const PROTOCOL: Protocol = Protocol::Json {
@@ -12,8 +29,581 @@ pub const PROTOCOL: Protocol = Protocol::Json {
     content_type: "application/x-amz-json-1.0",
 };
 
+const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+
+/// `(shape name for __type, query code for x-amzn-query-error)` of an SQS error, as AWS sends
+/// them (LocalStack's snapshots of real AWS, `QueryErrorCode` vs `Code`).
+fn codes(err: &sqs::Error) -> (&'static str, &'static str) {
+    use sqs::Error as E;
+    match err {
+        E::QueueDoesNotExist => (
+            "QueueDoesNotExist",
+            "AWS.SimpleQueueService.NonExistentQueue",
+        ),
+        E::QueueNameExists(_) => ("QueueNameExists", "QueueAlreadyExists"),
+        E::InvalidAttributeName(_) => ("InvalidAttributeName", "InvalidAttributeName"),
+        E::InvalidAttributeValue(_) => ("InvalidAttributeValue", "InvalidAttributeValue"),
+        E::InvalidParameterValue(_) => ("InvalidParameterValueException", "InvalidParameterValue"),
+        E::MissingParameter(_) => ("MissingRequiredParameterException", "MissingParameter"),
+        E::ReceiptHandleIsInvalid(_) => ("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid"),
+        E::InvalidAddress(_) => ("InvalidAddress", "InvalidAddress"),
+        E::InvalidMessageContents(_) => ("InvalidMessageContents", "InvalidMessageContents"),
+        E::EmptyBatchRequest(_) => (
+            "EmptyBatchRequest",
+            "AWS.SimpleQueueService.EmptyBatchRequest",
+        ),
+        E::TooManyEntriesInBatchRequest(_) => (
+            "TooManyEntriesInBatchRequest",
+            "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
+        ),
+        E::BatchEntryIdsNotDistinct(_) => (
+            "BatchEntryIdsNotDistinct",
+            "AWS.SimpleQueueService.BatchEntryIdsNotDistinct",
+        ),
+        E::InvalidBatchEntryId(_) => (
+            "InvalidBatchEntryId",
+            "AWS.SimpleQueueService.InvalidBatchEntryId",
+        ),
+        E::BatchRequestTooLong(_) => (
+            "BatchRequestTooLong",
+            "AWS.SimpleQueueService.BatchRequestTooLong",
+        ),
+        E::PurgeQueueInProgress(_) => (
+            "PurgeQueueInProgress",
+            "AWS.SimpleQueueService.PurgeQueueInProgress",
+        ),
+    }
+}
+
+impl From<sqs::Error> for WireError {
+    fn from(err: sqs::Error) -> WireError {
+        let (shape, query) = codes(&err);
+        WireError::bad_request(shape, err.message()).with_query_error(query)
+    }
+}
+
+fn unsupported(operation: &str) -> WireError {
+    WireError::not_implemented("SQS", operation, "UnsupportedOperation")
+        .with_query_error("AWS.SimpleQueueService.UnsupportedOperation")
+}
+
 /// Handles one SQS request.
-pub async fn handle(_app: &App, req: AwsRequest) -> Response {
-    WireError::not_implemented("SQS", "(any)", "UnsupportedOperation")
-        .into_response(PROTOCOL, &req.request_id)
+pub async fn handle(app: &App, req: AwsRequest) -> Response {
+    let target = req
+        .headers
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let operation = target
+        .strip_prefix("AmazonSQS.")
+        .unwrap_or(target)
+        .to_string();
+    match dispatch(app, &req, &operation).await {
+        Ok(body) => ok_response(CONTENT_TYPE, body.to_string(), &req.request_id),
+        Err(err) => err.into_response(PROTOCOL, &req.request_id),
+    }
+}
+
+fn decode<T: DeserializeOwned>(req: &AwsRequest) -> Result<T, WireError> {
+    let body: &[u8] = if req.body.is_empty() {
+        b"{}"
+    } else {
+        &req.body
+    };
+    serde_json::from_slice(body).map_err(|e| {
+        WireError::bad_request(
+            "SerializationException",
+            format!("The request body could not be read as the operation's JSON input: {e}"),
+        )
+    })
+}
+
+fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, WireError> {
+    value
+        .as_deref()
+        .ok_or_else(|| sqs::Error::missing_parameter(name).into())
+}
+
+fn queue_arn(app: &App, req: &AwsRequest, url: &Option<String>) -> Result<String, WireError> {
+    let url = required(url, "QueueUrl")?;
+    Ok(app.sqs.resolve_url(&req.scope, url)?)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct WireAttributeValue {
+    data_type: Option<String>,
+    string_value: Option<String>,
+    binary_value: Option<String>,
+}
+
+fn attribute_values(
+    wire: Option<BTreeMap<String, WireAttributeValue>>,
+) -> Result<MessageAttributes, WireError> {
+    let mut out = MessageAttributes::new();
+    for (name, v) in wire.unwrap_or_default() {
+        let binary_value = match v.binary_value {
+            None => None,
+            Some(b) => Some(
+                base64::engine::general_purpose::STANDARD
+                    .decode(b.as_bytes())
+                    .map_err(|_| {
+                        WireError::from(sqs::Error::InvalidParameterValue(format!(
+                            "The message attribute '{name}' has an invalid binary value."
+                        )))
+                    })?,
+            ),
+        };
+        out.insert(
+            name,
+            MessageAttributeValue {
+                data_type: v.data_type.unwrap_or_default(),
+                string_value: v.string_value,
+                binary_value,
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn attributes_json(attributes: &MessageAttributes) -> Value {
+    let mut map = Map::new();
+    for (name, v) in attributes {
+        let mut one = Map::new();
+        one.insert("DataType".into(), json!(v.data_type));
+        if let Some(s) = &v.string_value {
+            one.insert("StringValue".into(), json!(s));
+        }
+        if let Some(b) = &v.binary_value {
+            one.insert(
+                "BinaryValue".into(),
+                json!(base64::engine::general_purpose::STANDARD.encode(b)),
+            );
+        }
+        map.insert(name.clone(), Value::Object(one));
+    }
+    Value::Object(map)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct WireMessage {
+    id: Option<String>,
+    message_body: Option<String>,
+    delay_seconds: Option<i64>,
+    message_attributes: Option<BTreeMap<String, WireAttributeValue>>,
+    message_system_attributes: Option<BTreeMap<String, WireAttributeValue>>,
+    message_deduplication_id: Option<String>,
+    message_group_id: Option<String>,
+}
+
+impl WireMessage {
+    fn into_outgoing(self) -> Result<OutgoingMessage, WireError> {
+        let system = attribute_values(self.message_system_attributes)?;
+        Ok(OutgoingMessage {
+            body: self.message_body.unwrap_or_default(),
+            message_attributes: attribute_values(self.message_attributes)?,
+            delay_seconds: self.delay_seconds,
+            message_group_id: self.message_group_id,
+            message_deduplication_id: self.message_deduplication_id,
+            aws_trace_header: system
+                .get("AWSTraceHeader")
+                .and_then(|v| v.string_value.clone()),
+        })
+    }
+}
+
+fn sent_json(sent: &SentMessage, id: Option<&str>) -> Value {
+    let mut out = Map::new();
+    if let Some(id) = id {
+        out.insert("Id".into(), json!(id));
+    }
+    out.insert("MessageId".into(), json!(sent.message_id));
+    out.insert("MD5OfMessageBody".into(), json!(sent.md5_of_message_body));
+    if let Some(m) = &sent.md5_of_message_attributes {
+        out.insert("MD5OfMessageAttributes".into(), json!(m));
+    }
+    if let Some(m) = &sent.md5_of_message_system_attributes {
+        out.insert("MD5OfMessageSystemAttributes".into(), json!(m));
+    }
+    if let Some(s) = &sent.sequence_number {
+        out.insert("SequenceNumber".into(), json!(s));
+    }
+    Value::Object(out)
+}
+
+fn received_json(m: &ReceivedMessage) -> Value {
+    let mut out = Map::new();
+    out.insert("MessageId".into(), json!(m.message_id));
+    out.insert("ReceiptHandle".into(), json!(m.receipt_handle));
+    out.insert("MD5OfBody".into(), json!(m.md5_of_body));
+    out.insert("Body".into(), json!(m.body));
+    if !m.attributes.is_empty() {
+        out.insert("Attributes".into(), json!(m.attributes));
+    }
+    if let Some(md5) = &m.md5_of_message_attributes {
+        out.insert("MD5OfMessageAttributes".into(), json!(md5));
+        out.insert(
+            "MessageAttributes".into(),
+            attributes_json(&m.message_attributes),
+        );
+    }
+    Value::Object(out)
+}
+
+fn batch_json<T>(results: BatchResult<T>, ok: impl Fn(&str, &T) -> Value) -> Value {
+    let mut successful = Vec::new();
+    let mut failed = Vec::new();
+    for (id, res) in results {
+        match res {
+            Ok(v) => successful.push(ok(&id, &v)),
+            Err(err) => {
+                let (_, query) = codes(&err);
+                failed.push(json!({
+                    "Id": id,
+                    "SenderFault": true,
+                    "Code": query,
+                    "Message": err.message(),
+                }));
+            }
+        }
+    }
+    json!({ "Successful": successful, "Failed": failed })
+}
+
+fn entry_id(id: Option<String>) -> Result<String, WireError> {
+    id.ok_or_else(|| sqs::Error::missing_parameter("Id").into())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct CreateQueueInput {
+    queue_name: Option<String>,
+    attributes: Option<IndexMap<String, String>>,
+    tags: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct GetQueueUrlInput {
+    queue_name: Option<String>,
+    #[serde(rename = "QueueOwnerAWSAccountId")]
+    queue_owner_aws_account_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct QueueInput {
+    queue_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct GetQueueAttributesInput {
+    queue_url: Option<String>,
+    attribute_names: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct SetQueueAttributesInput {
+    queue_url: Option<String>,
+    attributes: Option<IndexMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct SendMessageInput {
+    queue_url: Option<String>,
+    #[serde(flatten)]
+    message: WireMessage,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct SendMessageBatchInput {
+    queue_url: Option<String>,
+    entries: Option<Vec<WireMessage>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct WireReceiveInput {
+    queue_url: Option<String>,
+    attribute_names: Option<Vec<String>>,
+    message_system_attribute_names: Option<Vec<String>>,
+    message_attribute_names: Option<Vec<String>>,
+    max_number_of_messages: Option<i64>,
+    visibility_timeout: Option<i64>,
+    wait_time_seconds: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct DeleteMessageInput {
+    queue_url: Option<String>,
+    receipt_handle: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct WireHandleEntry {
+    id: Option<String>,
+    receipt_handle: Option<String>,
+    visibility_timeout: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct HandleBatchInput {
+    queue_url: Option<String>,
+    entries: Option<Vec<WireHandleEntry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ChangeVisibilityInput {
+    queue_url: Option<String>,
+    receipt_handle: Option<String>,
+    visibility_timeout: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ListQueuesInput {
+    queue_name_prefix: Option<String>,
+    next_token: Option<String>,
+    max_results: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct TagQueueInput {
+    queue_url: Option<String>,
+    tags: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct UntagQueueInput {
+    queue_url: Option<String>,
+    tag_keys: Option<Vec<String>>,
+}
+
+async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value, WireError> {
+    let sqs = &app.sqs;
+    let out = match operation {
+        "CreateQueue" => {
+            let input: CreateQueueInput = decode(req)?;
+            let name = required(&input.queue_name, "QueueName")?;
+            let q = sqs.create_queue(
+                &req.scope,
+                name,
+                &input.attributes.unwrap_or_default(),
+                &input.tags.unwrap_or_default(),
+            )?;
+            json!({ "QueueUrl": q.url })
+        }
+        "GetQueueUrl" => {
+            let input: GetQueueUrlInput = decode(req)?;
+            let name = required(&input.queue_name, "QueueName")?;
+            let mut scope = req.scope.clone();
+            if let Some(owner) = input.queue_owner_aws_account_id {
+                scope.account = owner;
+            }
+            return Ok(json!({ "QueueUrl": sqs.get_queue_url(&scope, name)?.url }));
+        }
+        "DeleteQueue" => {
+            let input: QueueInput = decode(req)?;
+            sqs.delete_queue(&queue_arn(app, req, &input.queue_url)?)?;
+            json!({})
+        }
+        "GetQueueAttributes" => {
+            let input: GetQueueAttributesInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let attributes =
+                sqs.get_queue_attributes(&arn, &input.attribute_names.unwrap_or_default())?;
+            return Ok(if attributes.is_empty() {
+                json!({})
+            } else {
+                json!({ "Attributes": attributes })
+            });
+        }
+        "SetQueueAttributes" => {
+            let input: SetQueueAttributesInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            sqs.set_queue_attributes(&arn, &input.attributes.unwrap_or_default())?;
+            json!({})
+        }
+        "SendMessage" => {
+            let input: SendMessageInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            if input.message.message_body.is_none() {
+                return Err(sqs::Error::missing_parameter("MessageBody").into());
+            }
+            let sent = sqs.send_message(&arn, input.message.into_outgoing()?)?;
+            sent_json(&sent, None)
+        }
+        "SendMessageBatch" => {
+            let input: SendMessageBatchInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let entries = input
+                .entries
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut e| {
+                    Ok(BatchEntry {
+                        id: entry_id(e.id.take())?,
+                        value: e.into_outgoing()?,
+                    })
+                })
+                .collect::<Result<Vec<_>, WireError>>()?;
+            let results = sqs.send_message_batch(&arn, entries)?;
+            batch_json(results, |id, sent| sent_json(sent, Some(id)))
+        }
+        "ReceiveMessage" => {
+            let input: WireReceiveInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let mut attribute_names = input.attribute_names.unwrap_or_default();
+            attribute_names.extend(input.message_system_attribute_names.unwrap_or_default());
+            let messages = sqs
+                .receive_message(
+                    &arn,
+                    ReceiveMessageInput {
+                        max_number_of_messages: input.max_number_of_messages,
+                        visibility_timeout: input.visibility_timeout,
+                        wait_time_seconds: input.wait_time_seconds,
+                        attribute_names,
+                        message_attribute_names: input.message_attribute_names.unwrap_or_default(),
+                    },
+                )
+                .await?;
+            if messages.is_empty() {
+                json!({})
+            } else {
+                json!({ "Messages": messages.iter().map(received_json).collect::<Vec<_>>() })
+            }
+        }
+        "DeleteMessage" => {
+            let input: DeleteMessageInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let handle = required(&input.receipt_handle, "ReceiptHandle")?;
+            sqs.delete_message(&arn, handle)?;
+            json!({})
+        }
+        "DeleteMessageBatch" => {
+            let input: HandleBatchInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let entries = input
+                .entries
+                .unwrap_or_default()
+                .into_iter()
+                .map(|e| {
+                    Ok(BatchEntry {
+                        id: entry_id(e.id)?,
+                        value: e.receipt_handle.unwrap_or_default(),
+                    })
+                })
+                .collect::<Result<Vec<_>, WireError>>()?;
+            let results = sqs.delete_message_batch(&arn, entries)?;
+            batch_json(results, |id, _| json!({ "Id": id }))
+        }
+        "ChangeMessageVisibility" => {
+            let input: ChangeVisibilityInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let handle = required(&input.receipt_handle, "ReceiptHandle")?;
+            let timeout = input
+                .visibility_timeout
+                .ok_or_else(|| WireError::from(sqs::Error::missing_parameter("VisibilityTimeout")))?;
+            sqs.change_message_visibility(&arn, handle, timeout)?;
+            json!({})
+        }
+        "ChangeMessageVisibilityBatch" => {
+            let input: HandleBatchInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let entries = input
+                .entries
+                .unwrap_or_default()
+                .into_iter()
+                .map(|e| {
+                    Ok(BatchEntry {
+                        id: entry_id(e.id)?,
+                        value: (
+                            e.receipt_handle.unwrap_or_default(),
+                            e.visibility_timeout.unwrap_or_default(),
+                        ),
+                    })
+                })
+                .collect::<Result<Vec<_>, WireError>>()?;
+            let results = sqs.change_message_visibility_batch(&arn, entries)?;
+            batch_json(results, |id, _| json!({ "Id": id }))
+        }
+        "PurgeQueue" => {
+            let input: QueueInput = decode(req)?;
+            sqs.purge_queue(&queue_arn(app, req, &input.queue_url)?)?;
+            json!({})
+        }
+        "ListQueues" => {
+            let input: ListQueuesInput = decode(req)?;
+            let (urls, token) = sqs.list_queues(
+                &req.scope,
+                input.queue_name_prefix.as_deref(),
+                input.max_results,
+                input.next_token.as_deref(),
+            )?;
+            let mut out = Map::new();
+            if !urls.is_empty() {
+                out.insert("QueueUrls".into(), json!(urls));
+            }
+            if let Some(t) = token {
+                out.insert("NextToken".into(), json!(t));
+            }
+            return Ok(Value::Object(out));
+        }
+        "ListDeadLetterSourceQueues" => {
+            let input: QueueInput = decode(req)?;
+            let urls = sqs.list_dead_letter_source_queues(&queue_arn(app, req, &input.queue_url)?)?;
+            return Ok(json!({ "queueUrls": urls }));
+        }
+        "TagQueue" => {
+            let input: TagQueueInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            sqs.tag_queue(&arn, &input.tags.unwrap_or_default())?;
+            json!({})
+        }
+        "UntagQueue" => {
+            let input: UntagQueueInput = decode(req)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            sqs.untag_queue(&arn, &input.tag_keys.unwrap_or_default())?;
+            json!({})
+        }
+        "ListQueueTags" => {
+            let input: QueueInput = decode(req)?;
+            let tags = sqs.list_queue_tags(&queue_arn(app, req, &input.queue_url)?)?;
+            return Ok(if tags.is_empty() {
+                json!({})
+            } else {
+                json!({ "Tags": tags })
+            });
+        }
+        "AddPermission"
+        | "RemovePermission"
+        | "StartMessageMoveTask"
+        | "CancelMessageMoveTask"
+        | "ListMessageMoveTasks" => return Err(unsupported(operation)),
+        "" => {
+            return Err(WireError::bad_request(
+                "UnknownOperationException",
+                "The request names no operation: send X-Amz-Target: AmazonSQS.<Operation> (Cumulo speaks the JSON protocol to SQS)",
+            ))
+        }
+        other => {
+            return Err(WireError::bad_request(
+                "UnknownOperationException",
+                format!("SQS has no operation {other}"),
+            ))
+        }
+    };
+    app.storage.sync().await;
+    Ok(out)
 }
