@@ -15,9 +15,11 @@
 mod error;
 pub mod expression;
 pub mod model;
+mod paging;
 mod store;
 pub mod validate;
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -26,6 +28,7 @@ use tokio::sync::mpsc;
 
 pub use error::Error;
 pub use model::*;
+use validate::Violations;
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -86,6 +89,93 @@ pub struct PreviewFire {
     pub local: String,
 }
 
+/// A request's fingerprint: a hash of everything but its client token.
+fn fingerprint(request: &impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    request.hash(&mut h);
+    h.finish()
+}
+
+/// The fingerprint of a CreateSchedule / UpdateSchedule request (every member but the token).
+fn schedule_fingerprint(input: &ScheduleInput) -> u64 {
+    let ScheduleInput {
+        name,
+        group_name,
+        schedule_expression,
+        schedule_expression_timezone,
+        description,
+        start_date,
+        end_date,
+        state,
+        action_after_completion,
+        flexible_time_window,
+        kms_key_arn,
+        target,
+        client_token: _,
+    } = input;
+    fingerprint(&(
+        (
+            name,
+            group_name,
+            schedule_expression,
+            schedule_expression_timezone,
+        ),
+        (
+            description,
+            start_date,
+            end_date,
+            state,
+            action_after_completion,
+        ),
+        (flexible_time_window, kms_key_arn, target),
+    ))
+}
+
+/// Which remembered token a mutation uses, if it carries one.
+fn token_use<'a>(
+    scope: &Scope,
+    operation: &str,
+    token: Option<&'a str>,
+    fingerprint: u64,
+) -> Option<store::TokenUse<'a>> {
+    let token = token?;
+    Some(store::TokenUse {
+        token,
+        key: self::fingerprint(&(&scope.account, &scope.region, operation, token)),
+        fingerprint,
+    })
+}
+
+/// The ARN a replayed CreateSchedule / UpdateSchedule answers (the request is identical).
+fn replayed_schedule_arn(scope: &Scope, input: &ScheduleInput) -> String {
+    schedule_arn(
+        scope,
+        input.group_name.as_deref().unwrap_or(DEFAULT_GROUP),
+        &input.name,
+    )
+}
+
+/// MaxResults, defaulting to 100 (validated to 1–100 before).
+fn page_size(max_results: Option<i64>) -> usize {
+    max_results
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(100)
+        .clamp(1, 100)
+}
+
+/// The group a tag ARN names, when it is in the caller's account and region.
+fn own_group(scope: &Scope, target: Option<(String, String, String)>) -> Result<String, Error> {
+    let Some((region, account, group)) = target else {
+        return Err(Error::Internal("a validated ARN did not parse".into()));
+    };
+    if region != scope.region || account != scope.account {
+        return Err(Error::ResourceNotFound(format!(
+            "Schedule group {group} does not exist."
+        )));
+    }
+    Ok(group)
+}
+
 impl Scheduler {
     /// A scheduler with no schedules (the `default` group exists in every scope).
     pub fn new(deps: Deps) -> Scheduler {
@@ -112,12 +202,21 @@ impl Scheduler {
     ///
     /// Errors: `Validation`; `ResourceNotFound` `Schedule group <g> does not exist.`;
     /// `Conflict` `Schedule <name> already exists.`; `ServiceQuotaExceeded`. A repeated
-    /// `client_token` with an identical request answers the first result again.
+    /// `client_token` with an identical request answers the first result again; with a
+    /// different request it is a `Conflict`.
     pub fn create_schedule(&self, scope: &Scope, input: ScheduleInput) -> Result<String, Error> {
-        let _ = (scope, input);
-        Err(Error::Internal(
-            "CreateSchedule is not implemented yet".into(),
-        ))
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "CreateSchedule",
+            input.client_token.as_deref(),
+            schedule_fingerprint(&input),
+        );
+        if self.store.check_token(token, now)? {
+            return Ok(replayed_schedule_arn(scope, &input));
+        }
+        let schedule = validate::schedule(&input, now)?;
+        self.store.create_schedule(scope, schedule, token, now)
     }
 
     /// UpdateSchedule: a full replace of the schedule `input.name` in `input.group_name`
@@ -127,10 +226,18 @@ impl Scheduler {
     /// Errors: `Validation`; `ResourceNotFound` `Schedule <name> does not exist.`; `Conflict`
     /// for a client token reused with a different request.
     pub fn update_schedule(&self, scope: &Scope, input: ScheduleInput) -> Result<String, Error> {
-        let _ = (scope, input);
-        Err(Error::Internal(
-            "UpdateSchedule is not implemented yet".into(),
-        ))
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "UpdateSchedule",
+            input.client_token.as_deref(),
+            schedule_fingerprint(&input),
+        );
+        if self.store.check_token(token, now)? {
+            return Ok(replayed_schedule_arn(scope, &input));
+        }
+        let schedule = validate::schedule(&input, now)?;
+        self.store.update_schedule(scope, schedule, token, now)
     }
 
     /// DeleteSchedule: deletes `name` from `group` (default `default`).
@@ -143,10 +250,20 @@ impl Scheduler {
         name: &str,
         client_token: Option<&str>,
     ) -> Result<(), Error> {
-        let _ = (scope, group, name, client_token);
-        Err(Error::Internal(
-            "DeleteSchedule is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        validate::client_token(&mut v, "clientToken", client_token);
+        validate::group_name(&mut v, "groupName", group);
+        v.name("name", name);
+        v.finish()?;
+        let now = self.deps.clock.now();
+        let group = group.unwrap_or(DEFAULT_GROUP);
+        let token = token_use(
+            scope,
+            "DeleteSchedule",
+            client_token,
+            fingerprint(&(group, name)),
+        );
+        self.store.delete_schedule(scope, group, name, token, now)
     }
 
     /// GetSchedule: the schedule `name` in `group` (default `default` only: a schedule in
@@ -159,25 +276,51 @@ impl Scheduler {
         group: Option<&str>,
         name: &str,
     ) -> Result<Arc<Schedule>, Error> {
-        let _ = (scope, group, name);
-        Err(Error::Internal("GetSchedule is not implemented yet".into()))
+        let mut v = Violations::default();
+        validate::group_name(&mut v, "groupName", group);
+        v.name("name", name);
+        v.finish()?;
+        self.store
+            .get_schedule(scope, group.unwrap_or(DEFAULT_GROUP), name)
     }
 
-    /// ListSchedules: one page, ordered by group then name; `next_token` continues after the
-    /// last schedule returned, so inserts and deletes between pages never repeat or skip
-    /// another schedule.
+    /// ListSchedules: one page (MaxResults 1–100, default 100), ordered by group then name;
+    /// `next_token` continues strictly after the last schedule returned, so inserts and
+    /// deletes between pages never repeat or skip another schedule.
     ///
     /// Errors: `Validation` (also for a NextToken Cumulo did not issue); `ResourceNotFound`
-    /// for a `ScheduleGroup` filter naming a missing group.
+    /// `Schedule group <g> does not exist.` for a `ScheduleGroup` filter naming a missing group.
     pub fn list_schedules(
         &self,
         scope: &Scope,
         input: ListSchedulesInput,
     ) -> Result<ListSchedulesOutput, Error> {
-        let _ = (scope, input);
-        Err(Error::Internal(
-            "ListSchedules is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        validate::group_name(&mut v, "groupName", input.group_name.as_deref());
+        validate::list_paging(
+            &mut v,
+            input.max_results,
+            input.name_prefix.as_deref(),
+            input.next_token.as_deref(),
+        );
+        let state = validate::list_state(&mut v, input.state.as_deref());
+        v.finish()?;
+        let after = match input.next_token.as_deref() {
+            None => None,
+            Some(t) => Some(paging::decode_schedule_token(t)?),
+        };
+        let filter = store::ScheduleFilter {
+            group: input.group_name.as_deref(),
+            name_prefix: input.name_prefix.as_deref(),
+            state,
+            max_results: page_size(input.max_results),
+            after,
+        };
+        let (schedules, next) = self.store.list_schedules(scope, &filter)?;
+        Ok(ListSchedulesOutput {
+            schedules,
+            next_token: next.map(|c| paging::encode_schedule_token(&c)),
+        })
     }
 
     /// CreateScheduleGroup: creates a group with `input.tags`. Returns the group ARN.
@@ -189,20 +332,31 @@ impl Scheduler {
         scope: &Scope,
         input: CreateScheduleGroupInput,
     ) -> Result<String, Error> {
-        let _ = (scope, input);
-        Err(Error::Internal(
-            "CreateScheduleGroup is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        validate::client_token(&mut v, "clientToken", input.client_token.as_deref());
+        v.name("name", &input.name);
+        let tags = validate::tags(&mut v, "tags", input.tags.as_deref().unwrap_or(&[]));
+        v.finish()?;
+        validate::reserved_keys(tags.iter().map(|t| t.key.as_str()))?;
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "CreateScheduleGroup",
+            input.client_token.as_deref(),
+            fingerprint(&(&input.name, &input.tags)),
+        );
+        self.store
+            .create_group(scope, &input.name, tags, token, now)
     }
 
     /// GetScheduleGroup.
     ///
     /// Errors: `Validation`; `ResourceNotFound` `Schedule group <name> does not exist.`.
     pub fn get_schedule_group(&self, scope: &Scope, name: &str) -> Result<ScheduleGroup, Error> {
-        let _ = (scope, name);
-        Err(Error::Internal(
-            "GetScheduleGroup is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        v.name("name", name);
+        v.finish()?;
+        self.store.get_group(scope, name)
     }
 
     /// DeleteScheduleGroup: deletes the group and every schedule in it, in one step (AWS
@@ -215,38 +369,80 @@ impl Scheduler {
         name: &str,
         client_token: Option<&str>,
     ) -> Result<(), Error> {
-        let _ = (scope, name, client_token);
-        Err(Error::Internal(
-            "DeleteScheduleGroup is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        validate::client_token(&mut v, "clientToken", client_token);
+        v.name("name", name);
+        v.finish()?;
+        if name == DEFAULT_GROUP {
+            return Err(Error::Validation(
+                validate::DEFAULT_GROUP_UNDELETABLE.into(),
+            ));
+        }
+        let now = self.deps.clock.now();
+        let token = token_use(
+            scope,
+            "DeleteScheduleGroup",
+            client_token,
+            fingerprint(&name),
+        );
+        self.store.delete_group(scope, name, token, now)
     }
 
-    /// ListScheduleGroups: one page, `default` first, then the other groups by name.
+    /// ListScheduleGroups: one page (MaxResults 1–100, default 100), `default` first, then the
+    /// other groups by name.
     ///
-    /// Errors: `Validation`.
+    /// Errors: `Validation` (also for a NextToken Cumulo did not issue).
     pub fn list_schedule_groups(
         &self,
         scope: &Scope,
         input: ListScheduleGroupsInput,
     ) -> Result<ListScheduleGroupsOutput, Error> {
-        let _ = (scope, input);
-        Err(Error::Internal(
-            "ListScheduleGroups is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        validate::list_paging(
+            &mut v,
+            input.max_results,
+            input.name_prefix.as_deref(),
+            input.next_token.as_deref(),
+        );
+        v.finish()?;
+        let after = match input.next_token.as_deref() {
+            None => None,
+            Some(t) => Some(paging::decode_group_token(t)?),
+        };
+        let (schedule_groups, next) = self.store.list_groups(
+            scope,
+            input.name_prefix.as_deref(),
+            page_size(input.max_results),
+            after.as_deref(),
+        );
+        Ok(ListScheduleGroupsOutput {
+            schedule_groups,
+            next_token: next.map(|n| paging::encode_group_token(&n)),
+        })
     }
 
     /// TagResource: adds `tags` to the group named by `resource_arn` (a schedule-group ARN;
-    /// schedules cannot be tagged). An existing key gets the new value.
+    /// schedules cannot be tagged: their ARN fails the pattern). An existing key gets the new
+    /// value; at most 200 tags in all.
     ///
-    /// Errors: `Validation`; `ResourceNotFound` for a group that does not exist.
+    /// Errors: `Validation`; `ResourceNotFound` `Schedule group <g> does not exist.` (also for
+    /// a group ARN of another account or region).
     pub fn tag_resource(
         &self,
         scope: &Scope,
         resource_arn: &str,
         tags: Option<Vec<TagInput>>,
     ) -> Result<(), Error> {
-        let _ = (scope, resource_arn, tags);
-        Err(Error::Internal("TagResource is not implemented yet".into()))
+        let mut v = Violations::default();
+        let target = validate::resource_arn(&mut v, resource_arn);
+        let tags = match v.required("tags", tags.as_ref()) {
+            Some(t) => validate::tags(&mut v, "tags", t),
+            None => Vec::new(),
+        };
+        v.finish()?;
+        validate::reserved_keys(tags.iter().map(|t| t.key.as_str()))?;
+        let group = own_group(scope, target)?;
+        self.store.tag_group(scope, &group, resource_arn, tags)
     }
 
     /// UntagResource: removes `tag_keys` (absent keys are ignored).
@@ -258,10 +454,16 @@ impl Scheduler {
         resource_arn: &str,
         tag_keys: Option<Vec<String>>,
     ) -> Result<(), Error> {
-        let _ = (scope, resource_arn, tag_keys);
-        Err(Error::Internal(
-            "UntagResource is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        let target = validate::resource_arn(&mut v, resource_arn);
+        if let Some(keys) = v.required("tagKeys", tag_keys.as_ref()) {
+            validate::tag_keys(&mut v, "tagKeys", keys);
+        }
+        v.finish()?;
+        let keys = tag_keys.unwrap_or_default();
+        validate::reserved_keys(keys.iter().map(String::as_str))?;
+        let group = own_group(scope, target)?;
+        self.store.untag_group(scope, &group, &keys)
     }
 
     /// ListTagsForResource: the group's tags in the order they were first set.
@@ -272,10 +474,11 @@ impl Scheduler {
         scope: &Scope,
         resource_arn: &str,
     ) -> Result<Vec<Tag>, Error> {
-        let _ = (scope, resource_arn);
-        Err(Error::Internal(
-            "ListTagsForResource is not implemented yet".into(),
-        ))
+        let mut v = Violations::default();
+        let target = validate::resource_arn(&mut v, resource_arn);
+        v.finish()?;
+        let group = own_group(scope, target)?;
+        self.store.group_tags(scope, &group)
     }
 
     // --------------------------------------------------------------------------------------
@@ -331,13 +534,19 @@ impl Scheduler {
     pub fn preview(
         &self,
         expression: &str,
-        _timezone: Option<&str>,
-        _after: DateTime<Utc>,
-        _count: usize,
+        timezone: Option<&str>,
+        after: DateTime<Utc>,
+        count: usize,
     ) -> Result<Vec<PreviewFire>, Error> {
-        Err(Error::Validation(format!(
-            "Invalid Schedule Expression {expression}."
-        )))
+        let fires = expression::preview(expression, timezone, after, count)
+            .map_err(|e| Error::Validation(e.to_string()))?;
+        Ok(fires
+            .iter()
+            .map(|f| PreviewFire {
+                utc: crate::time::rfc3339(f.utc),
+                local: f.local_rfc3339(),
+            })
+            .collect())
     }
 
     /// The next `count` occurrences of a stored schedule.
@@ -353,3 +562,6 @@ impl Scheduler {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,5 +3,6 @@
 
 mod control;
 mod protocol;
+mod scheduler;
 mod sqs;
 mod support;
