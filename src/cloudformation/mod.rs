@@ -1249,18 +1249,23 @@ impl CloudFormation {
                 (id, name, Some(body), params, false)
             }
         };
+        // A name is taken while a change set of that name can still be executed; the name of
+        // an executed, failed or obsolete one may be used again (the CLI names its change sets
+        // after the current second).
         {
             let state = self.shared.lock();
-            if let Some(region) = state.region_ref(scope) {
-                if region
-                    .find_change_set(&input.change_set_name, Some(&stack_id))
-                    .is_some()
-                {
-                    return Err(Error::AlreadyExists(format!(
-                        "ChangeSet [{}] already exists",
-                        input.change_set_name
-                    )));
-                }
+            let taken = state.region_ref(scope).is_some_and(|r| {
+                r.change_sets.values().any(|cs| {
+                    cs.record.stack_id == stack_id
+                        && cs.record.change_set_name == input.change_set_name
+                        && cs.record.execution_status == ExecutionStatus::Available
+                })
+            });
+            if taken {
+                return Err(Error::AlreadyExists(format!(
+                    "ChangeSet [{}] already exists",
+                    input.change_set_name
+                )));
             }
         }
         let body = self.template_text(&input.template, previous_body.as_deref())?;

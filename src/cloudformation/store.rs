@@ -126,8 +126,10 @@ impl Region {
             return self.change_sets.get(name_or_arn);
         }
         let stack_id = stack_id?;
+        // The newest of that name (an executed one's name may be used again).
         self.change_sets
             .values()
+            .rev()
             .find(|cs| cs.record.stack_id == stack_id && cs.record.change_set_name == name_or_arn)
     }
 

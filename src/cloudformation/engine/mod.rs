@@ -867,26 +867,31 @@ impl Runner {
                 break;
             }
         }
+        // The stack's reason: AWS's resource list (with its trailing ". "), the cancellation,
+        // or an output/export problem.
         let reason = match failure {
-            Some((f, _)) if f.logical_id.is_empty() => Some(f.reason),
             Some(_) if self.control.is_cancelled() => Some(STACK_UPDATE_CANCELLED.to_string()),
-            Some((f, created)) => Some(format!(
-                "The following resource(s) failed to {}: [{}]",
-                if created { "create" } else { "update" },
-                f.logical_id
+            Some((f, _)) if f.logical_id.is_empty() => Some(f.reason),
+            Some((f, created)) => Some(join_reason(
+                &format!(
+                    "The following resource(s) failed to {}: [{}]",
+                    if created { "create" } else { "update" },
+                    f.logical_id
+                ),
+                "",
             )),
             None => self
                 .outputs(&exec, &values)
                 .and_then(|o| self.commit_outputs(o, values.imports()))
-                .err(),
+                .err()
+                .map(|r| join_reason(&r, "")),
         };
         if let Some(reason) = reason {
             self.set_execution_status(change_set_id.as_deref(), ExecutionStatus::ExecuteFailed);
             if disable_rollback {
-                self.stack_status(StackStatus::UpdateFailed, Some(join_reason(&reason, "")));
+                self.stack_status(StackStatus::UpdateFailed, Some(reason));
             } else {
-                self.update_rollback(Some(join_reason(&reason, "")), Vec::new())
-                    .await;
+                self.update_rollback(Some(reason), Vec::new()).await;
             }
             return;
         }

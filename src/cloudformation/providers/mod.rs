@@ -7,6 +7,7 @@
 //! outside its lock, after asking the fault injector.
 
 mod generic;
+mod iam_role;
 mod scheduler;
 mod sqs_queue;
 
@@ -248,6 +249,10 @@ impl Providers {
         by_type.insert(
             "AWS::SQS::Queue",
             Arc::new(sqs_queue::QueueProvider::new(deps.sqs.clone())),
+        );
+        by_type.insert(
+            "AWS::IAM::Role",
+            Arc::new(iam_role::RoleProvider::new(deps.iam.clone())),
         );
         by_type.insert(
             "AWS::Scheduler::Schedule",
