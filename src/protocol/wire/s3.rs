@@ -1,16 +1,701 @@
-//! S3 on the wire.
+//! S3 on the wire: restXml, path style (`/<bucket>/<key>`), signing name `s3`. Routes by method,
+//! path and sub-resource query, calls one `crate::services::s3` operation, and answers with S3's
+//! status codes, headers and XML (`http://s3.amazonaws.com/doc/2006-03-01/`). HEAD errors
+//! carry no body. `aws-chunked` upload bodies (`STREAMING-*` payloads) are decoded.
+//!
+//! Served: ListBuckets, CreateBucket, HeadBucket, GetBucketLocation, DeleteBucket,
+//! ListObjects(V2), DeleteObjects, PutObject, CopyObject, HeadObject, GetObject (with a single
+//! byte range), DeleteObject. Anything else is a 400 `NotImplemented` naming it.
 
+use std::collections::BTreeMap;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::Response;
+use base64::Engine;
+use sha2::{Digest, Sha256};
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
+use crate::protocol::xml::{escape, XmlWriter};
 use crate::protocol::AwsRequest;
+use crate::services::s3::{self, ListObjectsInput, Object, PutObjectInput};
+use crate::time::iso_millis;
 
 /// How S3 errors are encoded.
 pub const PROTOCOL: Protocol = Protocol::RestXml;
 
+const XMLNS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";
+
+/// Bucket sub-resources Cumulo does not serve (answered NotImplemented, never mistaken for a
+/// plain bucket call).
+const UNSUPPORTED_SUBRESOURCES: &[&str] = &[
+    "acl",
+    "accelerate",
+    "analytics",
+    "cors",
+    "encryption",
+    "intelligent-tiering",
+    "inventory",
+    "lifecycle",
+    "logging",
+    "metrics",
+    "notification",
+    "object-lock",
+    "ownershipControls",
+    "policy",
+    "policyStatus",
+    "publicAccessBlock",
+    "replication",
+    "requestPayment",
+    "tagging",
+    "versioning",
+    "versions",
+    "website",
+    "uploads",
+    "uploadId",
+    "partNumber",
+    "retention",
+    "legal-hold",
+    "torrent",
+    "restore",
+    "select",
+    "attributes",
+];
+
+impl From<s3::Error> for WireError {
+    fn from(err: s3::Error) -> WireError {
+        use s3::Error as E;
+        let status = match err {
+            E::NoSuchBucket(_) | E::NoSuchKey(_) => StatusCode::NOT_FOUND,
+            E::BucketAlreadyOwnedByYou(_) | E::BucketAlreadyExists(_) | E::BucketNotEmpty(_) => {
+                StatusCode::CONFLICT
+            }
+            E::InvalidRange => StatusCode::RANGE_NOT_SATISFIABLE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        WireError::new(err.code(), err.message(), status)
+    }
+}
+
 /// Handles one S3 request.
-pub async fn handle(_app: &App, req: AwsRequest) -> Response {
-    WireError::not_implemented("S3", "(any)", "NotImplemented")
-        .into_response(PROTOCOL, &req.request_id)
+pub async fn handle(app: &App, req: AwsRequest) -> Response {
+    let head = req.method == Method::HEAD;
+    match dispatch(app, &req).await {
+        Ok(resp) => resp,
+        Err(err) if head => {
+            let mut resp = Response::new(Body::empty());
+            *resp.status_mut() = err.status;
+            set_request_id(resp.headers_mut(), &req.request_id);
+            resp
+        }
+        Err(err) => err.into_response(PROTOCOL, &req.request_id),
+    }
+}
+
+fn set_request_id(headers: &mut HeaderMap, request_id: &str) {
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        headers.insert("x-amz-request-id", v.clone());
+        headers.insert("x-amzn-requestid", v);
+    }
+}
+
+fn response(status: StatusCode, body: impl Into<Body>, request_id: &str) -> Response {
+    let mut resp = Response::new(body.into());
+    *resp.status_mut() = status;
+    set_request_id(resp.headers_mut(), request_id);
+    resp
+}
+
+fn xml_response(xml: String, request_id: &str) -> Response {
+    let mut resp = response(StatusCode::OK, xml, request_id);
+    resp.headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/xml"));
+    resp
+}
+
+fn header(resp: &mut Response, name: &'static str, value: &str) {
+    if let Ok(v) = HeaderValue::from_str(value) {
+        resp.headers_mut().insert(name, v);
+    }
+}
+
+fn req_header<'a>(req: &'a AwsRequest, name: &str) -> Option<&'a str> {
+    req.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn http_date(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+fn not_implemented(what: &str) -> WireError {
+    WireError::not_implemented("S3", what, "NotImplemented")
+}
+
+/// The canonical user id S3 shows as Owner: a stable 64-hex id per account.
+fn owner_id(account: &str) -> String {
+    hex::encode(Sha256::digest(
+        format!("cumulo-s3-owner-{account}").as_bytes(),
+    ))
+}
+
+/// Decodes an `aws-chunked` body: `<hex size>[;ext]\r\n<data>\r\n` ... `0\r\n<trailers>\r\n\r\n`.
+/// Returns the payload and the trailing headers.
+fn decode_aws_chunked(body: &[u8]) -> Option<(Vec<u8>, BTreeMap<String, String>)> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut trailers = BTreeMap::new();
+    let mut rest = body;
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n")?;
+        let line = std::str::from_utf8(&rest[..line_end]).ok()?;
+        let size_text = line.split(';').next()?.trim();
+        let size = usize::from_str_radix(size_text, 16).ok()?;
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            for line in std::str::from_utf8(rest).ok()?.split("\r\n") {
+                if let Some((k, v)) = line.split_once(':') {
+                    trailers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+                }
+            }
+            return Some((out, trailers));
+        }
+        if rest.len() < size + 2 {
+            return None;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+/// Percent-encodes a key for `encoding-type=url` listings (unreserved characters and `/` kept).
+fn url_encode(key: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~')
+        .remove(b'/');
+    percent_encoding::utf8_percent_encode(key, KEEP).to_string()
+}
+
+fn first_tag(xml: &str, tag: &str) -> Option<String> {
+    let open = format!("<{tag}>");
+    let start = xml.find(&open)? + open.len();
+    let end = xml[start..].find(&format!("</{tag}>"))? + start;
+    quick_xml::escape::unescape(&xml[start..end])
+        .ok()
+        .map(|s| s.into_owned())
+}
+
+fn all_tags(xml: &str, tag: &str) -> Vec<String> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let mut out = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        let Some(j) = after.find(&close) else { break };
+        if let Ok(s) = quick_xml::escape::unescape(&after[..j]) {
+            out.push(s.into_owned());
+        }
+        rest = &after[j + close.len()..];
+    }
+    out
+}
+
+async fn dispatch(app: &App, req: &AwsRequest) -> Result<Response, WireError> {
+    let rid = &req.request_id;
+    let raw = req.uri.path().trim_start_matches('/');
+    let (bucket_raw, key_raw) = raw.split_once('/').unwrap_or((raw, ""));
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8()
+            .map(|c| c.into_owned())
+            .map_err(|_| WireError::bad_request("InvalidURI", "Couldn't parse the specified URI."))
+    };
+    let bucket = decode(bucket_raw)?;
+    let key = decode(key_raw)?;
+    let query: BTreeMap<String, String> = form_urlencoded::parse(req.url_query().as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if let Some(sub) = UNSUPPORTED_SUBRESOURCES
+        .iter()
+        .find(|s| query.contains_key(**s))
+    {
+        return Err(not_implemented(&format!("{} ?{sub}", req.method)));
+    }
+    let s3 = &app.s3;
+    if bucket.is_empty() {
+        return match req.method {
+            Method::GET => {
+                let mut w = XmlWriter::root("ListAllMyBucketsResult", Some(XMLNS));
+                w.open("Owner")
+                    .elem("ID", &owner_id(&req.scope.account))
+                    .elem("DisplayName", "cumulo")
+                    .close("Owner");
+                w.open("Buckets");
+                for b in s3.list_buckets(&req.scope.account) {
+                    w.open("Bucket")
+                        .elem("Name", &b.name)
+                        .elem("CreationDate", &iso_millis(b.created))
+                        .elem("BucketRegion", &b.region)
+                        .close("Bucket");
+                }
+                w.close("Buckets");
+                Ok(xml_response(w.finish_root(), rid))
+            }
+            _ => Err(not_implemented(&format!("{} /", req.method))),
+        };
+    }
+    if key.is_empty() {
+        return bucket_operation(app, req, &bucket, &query).await;
+    }
+    match req.method {
+        Method::PUT => {
+            if let Some(source) = req_header(req, "x-amz-copy-source") {
+                return copy_object(app, req, &bucket, &key, source).await;
+            }
+            let streaming = req_header(req, "x-amz-content-sha256")
+                .is_some_and(|v| v.starts_with("STREAMING-"))
+                || req_header(req, "content-encoding").is_some_and(|v| v.contains("aws-chunked"));
+            let mut checksums = BTreeMap::new();
+            let body = if streaming {
+                let (payload, trailers) = decode_aws_chunked(&req.body).ok_or_else(|| {
+                    WireError::bad_request(
+                        "IncompleteBody",
+                        "The request body terminated unexpectedly",
+                    )
+                })?;
+                for (k, v) in trailers {
+                    if let Some(alg) = k.strip_prefix("x-amz-checksum-") {
+                        checksums.insert(alg.to_string(), v);
+                    }
+                }
+                Bytes::from(payload)
+            } else {
+                req.body.clone()
+            };
+            let mut metadata = BTreeMap::new();
+            for (name, value) in &req.headers {
+                let name = name.as_str();
+                if let Some(meta) = name.strip_prefix("x-amz-meta-") {
+                    if let Ok(v) = value.to_str() {
+                        metadata.insert(meta.to_string(), v.to_string());
+                    }
+                }
+                if let Some(alg) = name.strip_prefix("x-amz-checksum-") {
+                    if alg != "type" && alg != "algorithm" {
+                        if let Ok(v) = value.to_str() {
+                            checksums.insert(alg.to_string(), v.to_string());
+                        }
+                    }
+                }
+            }
+            let content_encoding = req_header(req, "content-encoding").map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|c| *c != "aws-chunked")
+                    .collect::<Vec<_>>()
+                    .join(",")
+            });
+            let object = s3.put_object(
+                &bucket,
+                &key,
+                PutObjectInput {
+                    body,
+                    content_type: req_header(req, "content-type").map(str::to_string),
+                    content_encoding,
+                    cache_control: req_header(req, "cache-control").map(str::to_string),
+                    content_disposition: req_header(req, "content-disposition").map(str::to_string),
+                    content_md5: req_header(req, "content-md5").map(str::to_string),
+                    metadata,
+                    checksums,
+                },
+            )?;
+            app.storage.sync().await;
+            let mut resp = response(StatusCode::OK, Body::empty(), rid);
+            header(&mut resp, "etag", &object.etag);
+            header(
+                &mut resp,
+                "x-amz-server-side-encryption",
+                req_header(req, "x-amz-server-side-encryption").unwrap_or("AES256"),
+            );
+            for (alg, v) in &object.checksums {
+                if let Ok(name) =
+                    axum::http::HeaderName::from_bytes(format!("x-amz-checksum-{alg}").as_bytes())
+                {
+                    if let Ok(v) = HeaderValue::from_str(v) {
+                        resp.headers_mut().insert(name, v);
+                    }
+                }
+            }
+            Ok(resp)
+        }
+        Method::GET | Method::HEAD => {
+            let object = s3.object(&bucket, &key)?;
+            object_response(req, &object)
+        }
+        Method::DELETE => {
+            s3.delete_object(&bucket, &key)?;
+            app.storage.sync().await;
+            Ok(response(StatusCode::NO_CONTENT, Body::empty(), rid))
+        }
+        _ => Err(not_implemented(&format!("{} /<bucket>/<key>", req.method))),
+    }
+}
+
+fn object_headers(resp: &mut Response, object: &Object) {
+    header(resp, "etag", &object.etag);
+    header(resp, "last-modified", &http_date(object.last_modified));
+    header(resp, "content-type", &object.content_type);
+    header(resp, "accept-ranges", "bytes");
+    header(resp, "x-amz-server-side-encryption", "AES256");
+    if let Some(v) = &object.content_encoding {
+        if !v.is_empty() {
+            header(resp, "content-encoding", v);
+        }
+    }
+    if let Some(v) = &object.cache_control {
+        header(resp, "cache-control", v);
+    }
+    if let Some(v) = &object.content_disposition {
+        header(resp, "content-disposition", v);
+    }
+    for (k, v) in &object.metadata {
+        if let (Ok(name), Ok(value)) = (
+            axum::http::HeaderName::from_bytes(format!("x-amz-meta-{k}").as_bytes()),
+            HeaderValue::from_str(v),
+        ) {
+            resp.headers_mut().insert(name, value);
+        }
+    }
+}
+
+/// `bytes=a-b`, `bytes=a-` or `bytes=-n` against `len`: the inclusive range, `None` for no
+/// (or an unparsable) range header, as S3 ignores those.
+fn byte_range(spec: &str, len: usize) -> Option<Result<(usize, usize), s3::Error>> {
+    let spec = spec.trim().strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (a, b) = spec.split_once('-')?;
+    let range = match (a.trim(), b.trim()) {
+        ("", n) => {
+            let n: usize = n.parse().ok()?;
+            if n == 0 || len == 0 {
+                return Some(Err(s3::Error::InvalidRange));
+            }
+            (len.saturating_sub(n), len - 1)
+        }
+        (a, "") => (a.parse().ok()?, len.saturating_sub(1)),
+        (a, b) => {
+            let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+            if b < a {
+                return None;
+            }
+            (a, b.min(len.saturating_sub(1)))
+        }
+    };
+    if range.0 >= len {
+        return Some(Err(s3::Error::InvalidRange));
+    }
+    Some(Ok(range))
+}
+
+fn object_response(req: &AwsRequest, object: &Object) -> Result<Response, WireError> {
+    let rid = &req.request_id;
+    let head = req.method == Method::HEAD;
+    let range = req_header(req, "range")
+        .and_then(|r| byte_range(r, object.size()))
+        .transpose()?;
+    let (status, body) = match range {
+        Some((a, b)) => (StatusCode::PARTIAL_CONTENT, object.body.slice(a..=b)),
+        None => (StatusCode::OK, object.body.clone()),
+    };
+    let length = body.len();
+    let mut resp = response(
+        status,
+        if head {
+            Body::empty()
+        } else {
+            Body::from(body)
+        },
+        rid,
+    );
+    object_headers(&mut resp, object);
+    header(&mut resp, "content-length", &length.to_string());
+    if let Some((a, b)) = range {
+        header(
+            &mut resp,
+            "content-range",
+            &format!("bytes {a}-{b}/{}", object.size()),
+        );
+    }
+    Ok(resp)
+}
+
+async fn copy_object(
+    app: &App,
+    req: &AwsRequest,
+    bucket: &str,
+    key: &str,
+    source: &str,
+) -> Result<Response, WireError> {
+    let source = percent_encoding::percent_decode_str(source.trim_start_matches('/'))
+        .decode_utf8_lossy()
+        .into_owned();
+    let source = source.split('?').next().unwrap_or_default().to_string();
+    let (src_bucket, src_key) = source.split_once('/').ok_or_else(|| {
+        WireError::from(s3::Error::InvalidArgument(
+            "Copy Source must mention the source bucket and key: sourcebucket/sourcekey"
+                .to_string(),
+        ))
+    })?;
+    let original = app.s3.object(src_bucket, src_key)?;
+    let replace = req_header(req, "x-amz-metadata-directive") == Some("REPLACE");
+    let mut metadata = original.metadata.clone();
+    let mut content_type = Some(original.content_type.clone());
+    if replace {
+        metadata.clear();
+        for (name, value) in &req.headers {
+            if let (Some(meta), Ok(v)) = (name.as_str().strip_prefix("x-amz-meta-"), value.to_str())
+            {
+                metadata.insert(meta.to_string(), v.to_string());
+            }
+        }
+        content_type = req_header(req, "content-type").map(str::to_string);
+    }
+    let copied = app.s3.put_object(
+        bucket,
+        key,
+        PutObjectInput {
+            body: original.body.clone(),
+            content_type,
+            content_encoding: original.content_encoding.clone(),
+            cache_control: original.cache_control.clone(),
+            content_disposition: original.content_disposition.clone(),
+            content_md5: None,
+            metadata,
+            checksums: BTreeMap::new(),
+        },
+    )?;
+    app.storage.sync().await;
+    let mut w = XmlWriter::root("CopyObjectResult", Some(XMLNS));
+    w.elem("LastModified", &iso_millis(copied.last_modified))
+        .elem("ETag", &copied.etag);
+    Ok(xml_response(w.finish_root(), &req.request_id))
+}
+
+async fn bucket_operation(
+    app: &App,
+    req: &AwsRequest,
+    bucket: &str,
+    query: &BTreeMap<String, String>,
+) -> Result<Response, WireError> {
+    let rid = &req.request_id;
+    let s3 = &app.s3;
+    match req.method {
+        Method::PUT => {
+            let text = String::from_utf8_lossy(&req.body);
+            let location = if text.trim().is_empty() {
+                None
+            } else {
+                if !text.contains("CreateBucketConfiguration") {
+                    return Err(s3::Error::MalformedXml.into());
+                }
+                first_tag(&text, "LocationConstraint")
+            };
+            s3.create_bucket(&req.scope, bucket, location.as_deref())?;
+            app.storage.sync().await;
+            let mut resp = response(StatusCode::OK, Body::empty(), rid);
+            header(&mut resp, "location", &format!("/{bucket}"));
+            Ok(resp)
+        }
+        Method::HEAD => {
+            let b = s3.head_bucket(bucket)?;
+            let mut resp = response(StatusCode::OK, Body::empty(), rid);
+            header(&mut resp, "x-amz-bucket-region", &b.region);
+            Ok(resp)
+        }
+        Method::DELETE => {
+            s3.delete_bucket(bucket)?;
+            app.storage.sync().await;
+            Ok(response(StatusCode::NO_CONTENT, Body::empty(), rid))
+        }
+        Method::POST if query.contains_key("delete") => {
+            let text = String::from_utf8_lossy(&req.body);
+            let quiet = first_tag(&text, "Quiet").is_some_and(|q| q == "true");
+            s3.head_bucket(bucket)?;
+            let mut w = XmlWriter::root("DeleteResult", Some(XMLNS));
+            for key in all_tags(&text, "Key") {
+                s3.delete_object(bucket, &key)?;
+                if !quiet {
+                    w.open("Deleted").elem("Key", &key).close("Deleted");
+                }
+            }
+            app.storage.sync().await;
+            Ok(xml_response(w.finish_root(), rid))
+        }
+        Method::GET if query.contains_key("location") => {
+            let b = s3.head_bucket(bucket)?;
+            let xml = if b.region == "us-east-1" {
+                format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<LocationConstraint xmlns=\"{XMLNS}\"/>")
+            } else {
+                format!(
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<LocationConstraint xmlns=\"{XMLNS}\">{}</LocationConstraint>",
+                    escape(&b.region)
+                )
+            };
+            Ok(xml_response(xml, rid))
+        }
+        Method::GET => list_objects(app, req, bucket, query),
+        _ => Err(not_implemented(&format!("{} /<bucket>", req.method))),
+    }
+}
+
+fn list_objects(
+    app: &App,
+    req: &AwsRequest,
+    bucket: &str,
+    query: &BTreeMap<String, String>,
+) -> Result<Response, WireError> {
+    let v2 = query.get("list-type").map(String::as_str) == Some("2");
+    let url_encoded = query.get("encoding-type").map(String::as_str) == Some("url");
+    let enc = |s: &str| {
+        if url_encoded {
+            url_encode(s)
+        } else {
+            s.to_string()
+        }
+    };
+    let max_keys = match query.get("max-keys") {
+        None => None,
+        Some(v) => Some(v.parse::<i64>().map_err(|_| {
+            WireError::from(s3::Error::InvalidArgument(
+                "Provided max-keys not an integer or within integer range".to_string(),
+            ))
+        })?),
+    };
+    let token = query.get("continuation-token").filter(|t| !t.is_empty());
+    let after = if v2 {
+        match token {
+            Some(t) => Some(
+                base64::engine::general_purpose::STANDARD
+                    .decode(t)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .ok_or_else(|| {
+                        WireError::from(s3::Error::InvalidArgument(
+                            "The continuation token provided is incorrect".to_string(),
+                        ))
+                    })?,
+            ),
+            None => query.get("start-after").cloned(),
+        }
+    } else {
+        query.get("marker").cloned()
+    };
+    let input = ListObjectsInput {
+        prefix: query.get("prefix").cloned(),
+        delimiter: query.get("delimiter").cloned(),
+        max_keys,
+        after,
+    };
+    let out = app.s3.list_objects(bucket, &input)?;
+    let mut w = XmlWriter::root("ListBucketResult", Some(XMLNS));
+    w.elem("Name", bucket);
+    w.elem("Prefix", &enc(input.prefix.as_deref().unwrap_or("")));
+    if v2 {
+        w.elem(
+            "KeyCount",
+            &(out.contents.len() + out.common_prefixes.len()).to_string(),
+        );
+    } else {
+        w.elem(
+            "Marker",
+            &enc(query.get("marker").map(String::as_str).unwrap_or("")),
+        );
+    }
+    w.elem("MaxKeys", &out.max_keys.to_string());
+    if let Some(d) = input.delimiter.as_deref().filter(|d| !d.is_empty()) {
+        w.elem("Delimiter", &enc(d));
+    }
+    if url_encoded {
+        w.elem("EncodingType", "url");
+    }
+    w.bool_elem("IsTruncated", out.is_truncated);
+    if v2 {
+        if let Some(t) = token {
+            w.elem("ContinuationToken", t);
+        }
+        if let Some(s) = query.get("start-after") {
+            w.elem("StartAfter", &enc(s));
+        }
+        if out.is_truncated {
+            if let Some(last) = &out.last {
+                w.elem(
+                    "NextContinuationToken",
+                    &base64::engine::general_purpose::STANDARD.encode(last),
+                );
+            }
+        }
+    } else if out.is_truncated && input.delimiter.is_some() {
+        if let Some(last) = &out.last {
+            w.elem("NextMarker", &enc(last));
+        }
+    }
+    for o in &out.contents {
+        w.open("Contents")
+            .elem("Key", &enc(&o.key))
+            .elem("LastModified", &iso_millis(o.last_modified))
+            .elem("ETag", &o.etag)
+            .elem("Size", &o.size().to_string());
+        if !v2 {
+            w.open("Owner")
+                .elem("ID", &owner_id(&req.scope.account))
+                .elem("DisplayName", "cumulo")
+                .close("Owner");
+        }
+        w.elem("StorageClass", "STANDARD").close("Contents");
+    }
+    for p in &out.common_prefixes {
+        w.open("CommonPrefixes")
+            .elem("Prefix", &enc(p))
+            .close("CommonPrefixes");
+    }
+    Ok(xml_response(w.finish_root(), &req.request_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aws_chunked_bodies_decode_with_trailers() {
+        let body = b"5;chunk-signature=abc\r\nhello\r\n6\r\n world\r\n0\r\nx-amz-checksum-crc32:DUoRhQ==\r\n\r\n";
+        let (payload, trailers) = decode_aws_chunked(body).unwrap();
+        assert_eq!(payload, b"hello world");
+        assert_eq!(trailers["x-amz-checksum-crc32"], "DUoRhQ==");
+        assert!(decode_aws_chunked(b"zz\r\n").is_none());
+        assert!(decode_aws_chunked(b"10\r\nshort\r\n").is_none());
+    }
+
+    #[test]
+    fn byte_ranges() {
+        assert_eq!(byte_range("bytes=0-4", 10), Some(Ok((0, 4))));
+        assert_eq!(byte_range("bytes=5-", 10), Some(Ok((5, 9))));
+        assert_eq!(byte_range("bytes=-3", 10), Some(Ok((7, 9))));
+        assert_eq!(byte_range("bytes=8-100", 10), Some(Ok((8, 9))));
+        assert_eq!(
+            byte_range("bytes=10-", 10),
+            Some(Err(s3::Error::InvalidRange))
+        );
+        assert_eq!(byte_range("lines=1-2", 10), None);
+        assert_eq!(byte_range("bytes=5-1", 10), None);
+    }
+
+    #[test]
+    fn url_encoding_keeps_slashes() {
+        assert_eq!(url_encode("a b/c+d"), "a%20b/c%2Bd");
+    }
 }

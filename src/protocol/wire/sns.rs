@@ -1,18 +1,356 @@
-//! SNS on the wire.
+//! SNS on the wire: awsQuery (form-encoded `Action=<Op>`, XML answers in
+//! `http://sns.amazonaws.com/doc/2010-03-31/`, botocore `sns/2010-03-31`). Each handler decodes
+//! the form, calls one `crate::services::sns` operation, and encodes the `<OpResult>`.
 
 use axum::response::Response;
+use base64::Engine;
+use indexmap::IndexMap;
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::AwsRequest;
-
-/// How SNS errors are encoded.
-pub const PROTOCOL: Protocol = Protocol::Query {
-    xmlns: "http://sns.amazonaws.com/doc/2010-03-31/",
+use crate::protocol::query::QueryInput;
+use crate::protocol::xml::XmlWriter;
+use crate::protocol::{ok_response, AwsRequest};
+use crate::services::sns::{
+    self, PublishAttribute, PublishInput, SubscribeInput, SubscriptionSummary,
 };
 
+const XMLNS: &str = "http://sns.amazonaws.com/doc/2010-03-31/";
+
+/// How SNS errors are encoded.
+pub const PROTOCOL: Protocol = Protocol::Query { xmlns: XMLNS };
+
+impl From<sns::Error> for WireError {
+    fn from(err: sns::Error) -> WireError {
+        let status = match err {
+            sns::Error::NotFound(_) | sns::Error::ResourceNotFound(_) => {
+                axum::http::StatusCode::NOT_FOUND
+            }
+            _ => axum::http::StatusCode::BAD_REQUEST,
+        };
+        WireError::new(err.code(), err.message(), status)
+    }
+}
+
 /// Handles one SNS request.
-pub async fn handle(_app: &App, req: AwsRequest) -> Response {
-    WireError::not_implemented("SNS", "(any)", "InvalidAction")
-        .into_response(PROTOCOL, &req.request_id)
+pub async fn handle(app: &App, req: AwsRequest) -> Response {
+    let form = req.form();
+    let action = form.action().unwrap_or_default().to_string();
+    match dispatch(app, &req, &form, &action).await {
+        Ok(body) => ok_response("text/xml", body, &req.request_id),
+        Err(err) => err.into_response(PROTOCOL, &req.request_id),
+    }
+}
+
+/// Coral's message for a missing required member.
+fn required<'a>(form: &'a QueryInput, name: &str) -> Result<&'a str, WireError> {
+    form.str(name).ok_or_else(|| {
+        WireError::validation_error(format!(
+            "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
+            crate::protocol::query::lower_camel(name)
+        ))
+    })
+}
+
+fn attributes(form: &QueryInput) -> IndexMap<String, String> {
+    form.map("Attributes", "key", "value").unwrap_or_default()
+}
+
+fn tags(form: &QueryInput) -> Vec<(String, String)> {
+    form.struct_list("Tags")
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| {
+            (
+                t.str("Key").unwrap_or_default().to_string(),
+                t.str("Value").unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn message_attributes(form: &QueryInput) -> Result<Vec<(String, PublishAttribute)>, WireError> {
+    let Some(map) = form.structure("MessageAttributes") else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in map.flat_list("entry").unwrap_or_default() {
+        let name = entry.str("Name").unwrap_or_default().to_string();
+        let Some(data_type) = entry.str("Value.DataType") else {
+            return Err(WireError::validation_error(format!(
+                "1 validation error detected: Value null at 'messageAttributes.{name}.member.dataType' failed to satisfy constraint: Member must not be null"
+            )));
+        };
+        let binary_value = match entry.str("Value.BinaryValue") {
+            None => None,
+            Some(b) => Some(
+                base64::engine::general_purpose::STANDARD
+                    .decode(b)
+                    .map_err(|_| {
+                        WireError::from(sns::Error::ParameterValueInvalid(format!(
+                            "The message attribute '{name}' has an invalid binary value."
+                        )))
+                    })?,
+            ),
+        };
+        out.push((
+            name,
+            PublishAttribute {
+                data_type: data_type.to_string(),
+                string_value: entry.str("Value.StringValue").map(str::to_string),
+                binary_value,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+fn publish_input(form: &QueryInput) -> Result<PublishInput, WireError> {
+    Ok(PublishInput {
+        message: required(form, "Message")?.to_string(),
+        subject: form.str("Subject").map(str::to_string),
+        message_structure: form.str("MessageStructure").map(str::to_string),
+        message_attributes: message_attributes(form)?,
+        message_group_id: form.str("MessageGroupId").map(str::to_string),
+        message_deduplication_id: form.str("MessageDeduplicationId").map(str::to_string),
+    })
+}
+
+/// A topic ARN must name the request's region (AWS: "Invalid parameter: TopicArn").
+fn same_region(req: &AwsRequest, topic_arn: &str) -> Result<(), WireError> {
+    let parts: Vec<&str> = topic_arn.split(':').collect();
+    if parts.len() >= 6 && parts[3] != req.scope.region {
+        return Err(sns::Error::invalid("TopicArn").into());
+    }
+    Ok(())
+}
+
+fn map_xml(w: &mut XmlWriter, name: &str, map: &std::collections::BTreeMap<String, String>) {
+    w.open(name);
+    for (k, v) in map {
+        w.open("entry")
+            .elem("key", k)
+            .elem("value", v)
+            .close("entry");
+    }
+    w.close(name);
+}
+
+fn subscriptions_xml(w: &mut XmlWriter, subs: &[SubscriptionSummary]) {
+    w.open("Subscriptions");
+    for s in subs {
+        w.open("member")
+            .elem("SubscriptionArn", &s.subscription_arn)
+            .elem("Owner", &s.owner)
+            .elem("Protocol", &s.protocol)
+            .elem("Endpoint", &s.endpoint)
+            .elem("TopicArn", &s.topic_arn)
+            .close("member");
+    }
+    w.close("Subscriptions");
+}
+
+async fn dispatch(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    action: &str,
+) -> Result<String, WireError> {
+    let sns = &app.sns;
+    let rid = &req.request_id;
+    let body = match action {
+        "CreateTopic" => {
+            let name = required(form, "Name")?;
+            let arn = sns.create_topic(&req.scope, name, &attributes(form), &tags(form))?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.elem("TopicArn", &arn);
+            w.finish(rid)
+        }
+        "DeleteTopic" => {
+            sns.delete_topic(required(form, "TopicArn")?)?;
+            XmlWriter::bare(action, XMLNS).finish(rid)
+        }
+        "ListTopics" => {
+            let (arns, token) = sns.list_topics(&req.scope, form.str("NextToken"))?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.open("Topics");
+            for a in &arns {
+                w.open("member").elem("TopicArn", a).close("member");
+            }
+            w.close("Topics");
+            w.opt_elem("NextToken", token.as_deref());
+            return Ok(w.finish(rid));
+        }
+        "GetTopicAttributes" => {
+            let attrs = sns.get_topic_attributes(required(form, "TopicArn")?)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            map_xml(&mut w, "Attributes", &attrs);
+            return Ok(w.finish(rid));
+        }
+        "SetTopicAttributes" => {
+            sns.set_topic_attributes(
+                required(form, "TopicArn")?,
+                required(form, "AttributeName")?,
+                form.str("AttributeValue").unwrap_or_default(),
+            )?;
+            XmlWriter::bare(action, XMLNS).finish(rid)
+        }
+        "Subscribe" => {
+            let input = SubscribeInput {
+                topic_arn: required(form, "TopicArn")?.to_string(),
+                protocol: required(form, "Protocol")?.to_string(),
+                endpoint: form.str("Endpoint").unwrap_or_default().to_string(),
+                attributes: attributes(form),
+                return_subscription_arn: form.bool("ReturnSubscriptionArn")?.unwrap_or(false),
+            };
+            let arn = sns.subscribe(&req.scope.account, input)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.elem("SubscriptionArn", &arn);
+            w.finish(rid)
+        }
+        "ConfirmSubscription" => {
+            let arn =
+                sns.confirm_subscription(required(form, "TopicArn")?, required(form, "Token")?)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.elem("SubscriptionArn", &arn);
+            w.finish(rid)
+        }
+        "Unsubscribe" => {
+            sns.unsubscribe(form.str("SubscriptionArn").unwrap_or_default())?;
+            XmlWriter::bare(action, XMLNS).finish(rid)
+        }
+        "ListSubscriptions" => {
+            let (subs, token) = sns.list_subscriptions(&req.scope, form.str("NextToken"))?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            subscriptions_xml(&mut w, &subs);
+            w.opt_elem("NextToken", token.as_deref());
+            return Ok(w.finish(rid));
+        }
+        "ListSubscriptionsByTopic" => {
+            let (subs, token) = sns
+                .list_subscriptions_by_topic(required(form, "TopicArn")?, form.str("NextToken"))?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            subscriptions_xml(&mut w, &subs);
+            w.opt_elem("NextToken", token.as_deref());
+            return Ok(w.finish(rid));
+        }
+        "GetSubscriptionAttributes" => {
+            let attrs = sns.get_subscription_attributes(required(form, "SubscriptionArn")?)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            map_xml(&mut w, "Attributes", &attrs);
+            return Ok(w.finish(rid));
+        }
+        "SetSubscriptionAttributes" => {
+            sns.set_subscription_attributes(
+                required(form, "SubscriptionArn")?,
+                required(form, "AttributeName")?,
+                form.str("AttributeValue").unwrap_or_default(),
+            )?;
+            XmlWriter::bare(action, XMLNS).finish(rid)
+        }
+        "Publish" => {
+            if form.non_empty("PhoneNumber").is_some() {
+                return Err(sns::Error::invalid(
+                    "PhoneNumber Reason: Cumulo does not deliver SMS; publish to a topic",
+                )
+                .into());
+            }
+            let topic_arn = match (form.non_empty("TopicArn"), form.non_empty("TargetArn")) {
+                (Some(t), _) => t,
+                (None, Some(target)) if !target.contains("endpoint/") => target,
+                (None, Some(_)) => {
+                    return Err(sns::Error::invalid(
+                        "TargetArn Reason: No endpoint found for the target arn specified",
+                    )
+                    .into())
+                }
+                (None, None) => {
+                    return Err(sns::Error::invalid(
+                        "TopicArn or TargetArn Reason: no value for required parameter",
+                    )
+                    .into())
+                }
+            };
+            same_region(req, topic_arn)?;
+            let published = sns.publish(topic_arn, publish_input(form)?)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.elem("MessageId", &published.message_id);
+            w.opt_elem("SequenceNumber", published.sequence_number.as_deref());
+            w.finish(rid)
+        }
+        "PublishBatch" => {
+            let topic_arn = required(form, "TopicArn")?;
+            same_region(req, topic_arn)?;
+            let entries = form
+                .struct_list("PublishBatchRequestEntries")
+                .unwrap_or_default()
+                .iter()
+                .map(|e| {
+                    Ok((
+                        e.str("Id").unwrap_or_default().to_string(),
+                        publish_input(e)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, WireError>>()?;
+            let results = sns.publish_batch(topic_arn, entries)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.open("Successful");
+            for (id, res) in &results {
+                if let Ok(p) = res {
+                    w.open("member")
+                        .elem("Id", id)
+                        .elem("MessageId", &p.message_id)
+                        .opt_elem("SequenceNumber", p.sequence_number.as_deref())
+                        .close("member");
+                }
+            }
+            w.close("Successful");
+            w.open("Failed");
+            for (id, res) in &results {
+                if let Err(e) = res {
+                    w.open("member")
+                        .elem("Id", id)
+                        .elem("Code", e.code())
+                        .elem("Message", &e.message())
+                        .bool_elem("SenderFault", true)
+                        .close("member");
+                }
+            }
+            w.close("Failed");
+            w.finish(rid)
+        }
+        "TagResource" => {
+            sns.tag_resource(required(form, "ResourceArn")?, &tags(form))?;
+            XmlWriter::response(action, XMLNS).finish(rid)
+        }
+        "UntagResource" => {
+            let keys = form.list("TagKeys").unwrap_or_default();
+            sns.untag_resource(required(form, "ResourceArn")?, &keys)?;
+            XmlWriter::response(action, XMLNS).finish(rid)
+        }
+        "ListTagsForResource" => {
+            let tags = sns.list_tags_for_resource(required(form, "ResourceArn")?)?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.open("Tags");
+            for (k, v) in &tags {
+                w.open("member")
+                    .elem("Key", k)
+                    .elem("Value", v)
+                    .close("member");
+            }
+            w.close("Tags");
+            return Ok(w.finish(rid));
+        }
+        "" => {
+            return Err(WireError::bad_request(
+                "MissingAction",
+                "The request must contain the parameter Action.",
+            ))
+        }
+        other => {
+            return Err(WireError::not_implemented("SNS", other, "InvalidAction"));
+        }
+    };
+    app.storage.sync().await;
+    Ok(body)
 }

@@ -1,10 +1,21 @@
-//! SSM on the wire.
+//! SSM Parameter Store on the wire: awsJson 1.1 (`X-Amz-Target: AmazonSSM.<Operation>`,
+//! botocore `ssm/2014-11-06`). Each handler decodes the JSON input, calls one
+//! `crate::services::ssm` operation and encodes the output; timestamps are epoch seconds.
+
+use std::collections::BTreeMap;
 
 use axum::response::Response;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::AwsRequest;
+use crate::protocol::{ok_response, AwsRequest};
+use crate::services::ssm::{
+    self, ParameterFilter, ParameterMetadata, ParameterValue, PutParameterInput,
+};
+use crate::time::epoch_seconds;
 
 /// How SSM errors are encoded.
 pub const PROTOCOL: Protocol = Protocol::Json {
@@ -12,8 +23,364 @@ pub const PROTOCOL: Protocol = Protocol::Json {
     content_type: "application/x-amz-json-1.1",
 };
 
+const CONTENT_TYPE: &str = "application/x-amz-json-1.1";
+
+impl From<ssm::Error> for WireError {
+    fn from(err: ssm::Error) -> WireError {
+        WireError::bad_request(err.code(), err.message())
+    }
+}
+
 /// Handles one SSM request.
-pub async fn handle(_app: &App, req: AwsRequest) -> Response {
-    WireError::not_implemented("SSM", "(any)", "UnsupportedOperation")
-        .into_response(PROTOCOL, &req.request_id)
+pub async fn handle(app: &App, req: AwsRequest) -> Response {
+    let target = req
+        .headers
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let operation = target
+        .strip_prefix("AmazonSSM.")
+        .unwrap_or(target)
+        .to_string();
+    match dispatch(app, &req, &operation).await {
+        Ok(body) => ok_response(CONTENT_TYPE, body.to_string(), &req.request_id),
+        Err(err) => err.into_response(PROTOCOL, &req.request_id),
+    }
+}
+
+fn decode<T: DeserializeOwned>(req: &AwsRequest) -> Result<T, WireError> {
+    let body: &[u8] = if req.body.is_empty() {
+        b"{}"
+    } else {
+        &req.body
+    };
+    serde_json::from_slice(body).map_err(|e| {
+        WireError::bad_request(
+            "SerializationException",
+            format!("The request body could not be read as the operation's JSON input: {e}"),
+        )
+    })
+}
+
+fn required<'a>(value: &'a Option<String>, member: &str) -> Result<&'a str, WireError> {
+    value.as_deref().ok_or_else(|| {
+        ssm::Error::Validation(format!(
+            "1 validation error detected: Value null at '{member}' failed to satisfy constraint: Member must not be null"
+        ))
+        .into()
+    })
+}
+
+fn parameter_json(p: &ParameterValue) -> Value {
+    let mut out = Map::new();
+    out.insert("Name".into(), json!(p.name));
+    out.insert("Type".into(), json!(p.parameter_type.as_str()));
+    out.insert("Value".into(), json!(p.value));
+    out.insert("Version".into(), json!(p.version));
+    if let Some(s) = &p.selector {
+        out.insert("Selector".into(), json!(s));
+    }
+    out.insert(
+        "LastModifiedDate".into(),
+        json!(epoch_seconds(p.last_modified)),
+    );
+    out.insert("ARN".into(), json!(p.arn));
+    out.insert("DataType".into(), json!(p.data_type));
+    Value::Object(out)
+}
+
+fn metadata_json(m: &ParameterMetadata, account: &str, with_value: bool) -> Value {
+    let v = &m.version;
+    let mut out = Map::new();
+    out.insert("Name".into(), json!(m.name));
+    if !with_value {
+        out.insert("ARN".into(), json!(m.arn));
+    }
+    out.insert("Type".into(), json!(v.parameter_type.as_str()));
+    if let Some(k) = &v.key_id {
+        out.insert("KeyId".into(), json!(k));
+    }
+    out.insert(
+        "LastModifiedDate".into(),
+        json!(epoch_seconds(v.last_modified)),
+    );
+    out.insert(
+        "LastModifiedUser".into(),
+        json!(format!("arn:aws:iam::{account}:root")),
+    );
+    if let Some(d) = &v.description {
+        out.insert("Description".into(), json!(d));
+    }
+    if with_value {
+        out.insert("Value".into(), json!(v.value));
+    }
+    if let Some(p) = &v.allowed_pattern {
+        out.insert("AllowedPattern".into(), json!(p));
+    }
+    out.insert("Version".into(), json!(v.version));
+    if with_value {
+        out.insert("Labels".into(), json!([]));
+    }
+    out.insert("Tier".into(), json!(v.tier));
+    out.insert("Policies".into(), json!([]));
+    out.insert("DataType".into(), json!(v.data_type));
+    Value::Object(out)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct WireTag {
+    key: Option<String>,
+    value: Option<String>,
+}
+
+fn tag_map(tags: Option<Vec<WireTag>>) -> BTreeMap<String, String> {
+    tags.unwrap_or_default()
+        .into_iter()
+        .map(|t| (t.key.unwrap_or_default(), t.value.unwrap_or_default()))
+        .collect()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct PutInput {
+    name: Option<String>,
+    description: Option<String>,
+    value: Option<String>,
+    #[serde(rename = "Type")]
+    parameter_type: Option<String>,
+    key_id: Option<String>,
+    overwrite: Option<bool>,
+    allowed_pattern: Option<String>,
+    tags: Option<Vec<WireTag>>,
+    tier: Option<String>,
+    data_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct GetInput {
+    name: Option<String>,
+    with_decryption: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct GetManyInput {
+    names: Option<Vec<String>>,
+    with_decryption: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ByPathInput {
+    path: Option<String>,
+    recursive: Option<bool>,
+    with_decryption: Option<bool>,
+    max_results: Option<i64>,
+    next_token: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct WireFilter {
+    key: Option<String>,
+    option: Option<String>,
+    values: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct DescribeInput {
+    filters: Option<Vec<WireFilter>>,
+    parameter_filters: Option<Vec<WireFilter>>,
+    max_results: Option<i64>,
+    next_token: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct TagsInput {
+    resource_type: Option<String>,
+    resource_id: Option<String>,
+    tags: Option<Vec<WireTag>>,
+    tag_keys: Option<Vec<String>>,
+}
+
+fn parameter_resource(input: &TagsInput) -> Result<&str, WireError> {
+    let kind = required(&input.resource_type, "resourceType")?;
+    if kind != "Parameter" {
+        return Err(WireError::bad_request(
+            "InvalidResourceType",
+            "The resource type is not valid. Cumulo's parameter store supports ResourceType Parameter.",
+        ));
+    }
+    required(&input.resource_id, "resourceId")
+}
+
+async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value, WireError> {
+    let ssm = &app.ssm;
+    let scope = &req.scope;
+    let out = match operation {
+        "PutParameter" => {
+            let input: PutInput = decode(req)?;
+            let (version, tier) = ssm.put_parameter(
+                scope,
+                PutParameterInput {
+                    name: required(&input.name, "name")?.to_string(),
+                    value: required(&input.value, "value")?.to_string(),
+                    parameter_type: input.parameter_type,
+                    overwrite: input.overwrite.unwrap_or(false),
+                    description: input.description,
+                    allowed_pattern: input.allowed_pattern,
+                    key_id: input.key_id,
+                    tier: input.tier,
+                    data_type: input.data_type,
+                    tags: tag_map(input.tags),
+                },
+            )?;
+            json!({ "Version": version, "Tier": tier })
+        }
+        "GetParameter" => {
+            let input: GetInput = decode(req)?;
+            let p = ssm.read_parameter(
+                scope,
+                required(&input.name, "name")?,
+                input.with_decryption.unwrap_or(false),
+            )?;
+            return Ok(json!({ "Parameter": parameter_json(&p) }));
+        }
+        "GetParameters" => {
+            let input: GetManyInput = decode(req)?;
+            let names = input.names.ok_or_else(|| {
+                WireError::from(ssm::Error::Validation(
+                    "1 validation error detected: Value null at 'names' failed to satisfy constraint: Member must not be null".to_string(),
+                ))
+            })?;
+            let (found, invalid) =
+                ssm.get_parameters(scope, &names, input.with_decryption.unwrap_or(false))?;
+            return Ok(json!({
+                "Parameters": found.iter().map(parameter_json).collect::<Vec<_>>(),
+                "InvalidParameters": invalid,
+            }));
+        }
+        "GetParametersByPath" => {
+            let input: ByPathInput = decode(req)?;
+            let (found, token) = ssm.get_parameters_by_path(
+                scope,
+                required(&input.path, "path")?,
+                input.recursive.unwrap_or(false),
+                input.with_decryption.unwrap_or(false),
+                input.max_results,
+                input.next_token.as_deref(),
+            )?;
+            let mut out = Map::new();
+            out.insert(
+                "Parameters".into(),
+                json!(found.iter().map(parameter_json).collect::<Vec<_>>()),
+            );
+            if let Some(t) = token {
+                out.insert("NextToken".into(), json!(t));
+            }
+            return Ok(Value::Object(out));
+        }
+        "DeleteParameter" => {
+            let input: GetInput = decode(req)?;
+            ssm.delete_parameter(scope, required(&input.name, "name")?)?;
+            json!({})
+        }
+        "DeleteParameters" => {
+            let input: GetManyInput = decode(req)?;
+            let (deleted, invalid) =
+                ssm.delete_parameters(scope, &input.names.unwrap_or_default())?;
+            json!({ "DeletedParameters": deleted, "InvalidParameters": invalid })
+        }
+        "DescribeParameters" => {
+            let input: DescribeInput = decode(req)?;
+            let mut filters: Vec<ParameterFilter> = Vec::new();
+            for f in input.filters.unwrap_or_default() {
+                filters.push(ParameterFilter {
+                    key: f.key.unwrap_or_default(),
+                    option: None,
+                    values: f.values.unwrap_or_default(),
+                });
+            }
+            for f in input.parameter_filters.unwrap_or_default() {
+                filters.push(ParameterFilter {
+                    key: f.key.unwrap_or_default(),
+                    option: f.option,
+                    values: f.values.unwrap_or_default(),
+                });
+            }
+            let (items, token) = ssm.describe_parameters(
+                scope,
+                &filters,
+                input.max_results,
+                input.next_token.as_deref(),
+            )?;
+            let mut out = Map::new();
+            out.insert(
+                "Parameters".into(),
+                json!(items
+                    .iter()
+                    .map(|m| metadata_json(m, &scope.account, false))
+                    .collect::<Vec<_>>()),
+            );
+            if let Some(t) = token {
+                out.insert("NextToken".into(), json!(t));
+            }
+            return Ok(Value::Object(out));
+        }
+        "GetParameterHistory" => {
+            let input: GetInput = decode(req)?;
+            let history = ssm.get_parameter_history(scope, required(&input.name, "name")?)?;
+            return Ok(json!({
+                "Parameters": history
+                    .iter()
+                    .map(|m| metadata_json(m, &scope.account, true))
+                    .collect::<Vec<_>>(),
+            }));
+        }
+        "AddTagsToResource" => {
+            let input: TagsInput = decode(req)?;
+            let name = parameter_resource(&input)?.to_string();
+            ssm.add_tags(scope, &name, &tag_map(input.tags))?;
+            json!({})
+        }
+        "RemoveTagsFromResource" => {
+            let input: TagsInput = decode(req)?;
+            let name = parameter_resource(&input)?.to_string();
+            ssm.remove_tags(scope, &name, &input.tag_keys.unwrap_or_default())?;
+            json!({})
+        }
+        "ListTagsForResource" => {
+            let input: TagsInput = decode(req)?;
+            let name = parameter_resource(&input)?;
+            let param = ssm
+                .get_parameter(scope, name)
+                .ok_or_else(|| WireError::from(ssm::Error::ParameterNotFound(name.to_string())))?;
+            return Ok(json!({
+                "TagList": param
+                    .tags
+                    .iter()
+                    .map(|(k, v)| json!({ "Key": k, "Value": v }))
+                    .collect::<Vec<_>>(),
+            }));
+        }
+        "" => {
+            return Err(WireError::bad_request(
+                "UnknownOperationException",
+                "The request names no operation: send X-Amz-Target: AmazonSSM.<Operation>",
+            ))
+        }
+        other => {
+            return Err(WireError::not_implemented(
+                "SSM",
+                other,
+                "UnknownOperationException",
+            ))
+        }
+    };
+    app.storage.sync().await;
+    Ok(out)
 }

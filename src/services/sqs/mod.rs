@@ -260,6 +260,12 @@ impl Sqs {
             .put(QUEUES_TABLE, &q.key().store_key(), &q.record);
     }
 
+    /// The base URL clients reach the emulator at (queue URLs and SNS unsubscribe URLs are
+    /// built on it).
+    pub fn endpoint_url(&self) -> String {
+        self.shared.endpoint.url().to_string()
+    }
+
     /// Deletes every queue and message in every account and region.
     pub fn reset(&self) {
         let mut state = self.lock();
