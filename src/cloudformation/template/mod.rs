@@ -299,6 +299,9 @@ pub struct Resolved {
     pub order: Vec<String>,
     /// Each resource's direct dependencies (Ref, GetAtt, Sub, DependsOn), first-seen order.
     pub dependencies: IndexMap<String, Vec<String>>,
+    /// The parameters each resource's properties reference (Ref, Sub), first-seen order: what
+    /// a change set's `ChangeSource: ParameterReference` details name.
+    pub parameter_references: IndexMap<String, Vec<String>>,
     /// The outputs whose condition holds, after `Fn::ForEach`, in template order.
     pub outputs: IndexMap<String, OutputDecl>,
     /// The processed template (after `AWS::LanguageExtensions`; the document itself otherwise),

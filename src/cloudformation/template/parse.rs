@@ -511,16 +511,7 @@ pub(crate) fn parse_resource(
             ))
         }
     };
-    let condition = match decl.get("Condition") {
-        None => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        // AWS (reported).
-        Some(_) => {
-            return Err(TemplateError::format(
-                "Every Condition member must be a string.",
-            ))
-        }
-    };
+    let condition = condition_name(decl.get("Condition"))?;
     let deletion_policy = policy(
         decl.get("DeletionPolicy"),
         "DeletionPolicy",
@@ -547,6 +538,18 @@ pub(crate) fn parse_resource(
         creation_policy: decl.get("CreationPolicy").cloned(),
         update_policy: decl.get("UpdatePolicy").cloned(),
     })
+}
+
+/// The `Condition` attribute of a resource or output.
+fn condition_name(value: Option<&Value>) -> Result<Option<String>, TemplateError> {
+    match value {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        // AWS (reported).
+        Some(_) => Err(TemplateError::format(
+            "Every Condition member must be a string.",
+        )),
+    }
 }
 
 /// A DeletionPolicy or UpdateReplacePolicy. Under `AWS::LanguageExtensions` it may be an
@@ -656,15 +659,7 @@ pub(crate) fn parse_output(key: &str, decl: &Value) -> Result<OutputDecl, Templa
             )))
         }
     };
-    let condition = match decl.get("Condition") {
-        None => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => {
-            return Err(TemplateError::format(
-                "Every Condition member must be a string.",
-            ))
-        }
-    };
+    let condition = condition_name(decl.get("Condition"))?;
     Ok(OutputDecl {
         value: value.clone(),
         description: decl.get("Description").cloned(),

@@ -51,7 +51,23 @@ struct Collector<'a> {
     steps: u64,
 }
 
-impl Collector<'_> {
+impl<'a> Collector<'a> {
+    fn new(
+        inner: &'a Inner,
+        declared: &'a IndexMap<String, ResourceDecl>,
+        defined: &'a IndexMap<String, Value>,
+        conditions: Option<&'a IndexMap<String, bool>>,
+    ) -> Collector<'a> {
+        Collector {
+            inner,
+            declared,
+            defined,
+            conditions,
+            refs: Vec::new(),
+            steps: 0,
+        }
+    }
+
     fn walk(&mut self, value: &Value, depth: usize) -> Result<(), TemplateError> {
         self.steps += 1;
         if depth > super::limits::MAX_DEPTH || self.steps > super::limits::FUEL {
@@ -263,6 +279,7 @@ pub(crate) fn check_sections_static(
 struct Checked {
     active: IndexMap<String, ResourceDecl>,
     dependencies: IndexMap<String, Vec<String>>,
+    parameter_references: IndexMap<String, Vec<String>>,
     outputs: IndexMap<String, OutputDecl>,
 }
 
@@ -324,22 +341,18 @@ fn check_sections(
 
     // Resources block.
     let mut dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
+    let mut parameter_references: IndexMap<String, Vec<String>> = IndexMap::new();
     let mut unresolved: Vec<String> = Vec::new();
     let mut attribute_error: Option<TemplateError> = None;
     for (id, res) in &active {
-        let mut collector = Collector {
-            inner,
-            declared: &sections.resources,
-            defined: &sections.conditions,
-            conditions,
-            refs: Vec::new(),
-            steps: 0,
-        };
+        let mut collector =
+            Collector::new(inner, &sections.resources, &sections.conditions, conditions);
         collector.walk(&res.properties, 0)?;
         if let Some(m) = &res.metadata {
             collector.walk(m, 0)?;
         }
         let mut deps: Vec<String> = Vec::new();
+        let mut params: Vec<String> = Vec::new();
         let add = |dep: &str, deps: &mut Vec<String>| {
             if !deps.iter().any(|d| d == dep) {
                 deps.push(dep.to_string());
@@ -348,7 +361,11 @@ fn check_sections(
         for reference in &collector.refs {
             match reference {
                 Reference::Ref(name) => {
-                    if is_pseudo(name) || inner.parameters.contains_key(name) {
+                    if inner.parameters.contains_key(name) {
+                        add(name, &mut params);
+                        continue;
+                    }
+                    if is_pseudo(name) {
                         continue;
                     }
                     if active.contains_key(name) {
@@ -386,6 +403,7 @@ fn check_sections(
             }
         }
         dependencies.insert(id.clone(), deps);
+        parameter_references.insert(id.clone(), params);
     }
     if !unresolved.is_empty() {
         return Err(msg::unresolved(&unresolved, Block::Resources));
@@ -397,14 +415,8 @@ fn check_sections(
     // Outputs block: attributes are checked when the output is evaluated (§6.2).
     let mut unresolved: Vec<String> = Vec::new();
     for out in outputs.values() {
-        let mut collector = Collector {
-            inner,
-            declared: &sections.resources,
-            defined: &sections.conditions,
-            conditions,
-            refs: Vec::new(),
-            steps: 0,
-        };
+        let mut collector =
+            Collector::new(inner, &sections.resources, &sections.conditions, conditions);
         collector.walk(&out.value, 0)?;
         if let Some(d) = &out.description {
             collector.walk(d, 0)?;
@@ -438,6 +450,7 @@ fn check_sections(
     Ok(Checked {
         active,
         dependencies,
+        parameter_references,
         outputs,
     })
 }
@@ -448,14 +461,7 @@ fn check_condition_definitions(
     defs: &IndexMap<String, Value>,
 ) -> Result<(), TemplateError> {
     for body in defs.values() {
-        let mut collector = Collector {
-            inner,
-            declared: &inner.resources,
-            defined: defs,
-            conditions: None,
-            refs: Vec::new(),
-            steps: 0,
-        };
+        let mut collector = Collector::new(inner, &inner.resources, defs, None);
         collector.walk(body, 0)?;
         let mut bad: Vec<String> = Vec::new();
         for reference in collector.refs {
@@ -679,6 +685,7 @@ pub(crate) fn resolve(
         resources: active,
         order,
         dependencies: checked.dependencies,
+        parameter_references: checked.parameter_references,
         outputs: checked.outputs,
         processed: sections.processed,
     })

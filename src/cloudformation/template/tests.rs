@@ -439,6 +439,7 @@ fn structure_errors_carry_aws_messages() {
         (format!("Resources:\n{q}Outputs:\n  O: {{Value: x, Exports: {{Name: n}}}}\n"), "Template format error: Invalid template output property 'Exports'"),
         (format!("Resources:\n{q}Outputs:\n  O: {{Value: x, Export: {{Nam: n}}}}\n"), "Template format error: [/Outputs/O/Export] Every Export member must contain a Name"),
         (format!("Resources:\n{q}Outputs:\n  O-1: {{Value: x}}\n"), "Template format error: Output name O-1 is non alphanumeric."),
+        (format!("Resources:\n{q}Outputs:\n  O: {{Value: x, Condition: [a]}}\n"), "Template format error: Every Condition member must be a string."),
         (format!("Parameters:\n  P: {{Default: x}}\nResources:\n{q}"), "Template format error: Every Parameters object must contain a Type member."),
         (format!("Parameters:\n  P: {{Type: Strin}}\nResources:\n{q}"), "Template format error: Unrecognized parameter type: Strin"),
         (format!("Parameters:\n  P: {{Type: String, Defualt: x}}\nResources:\n{q}"), "Template format error: Invalid template parameter property 'Defualt'"),
@@ -1384,6 +1385,9 @@ Resources:
 ";
     let (_, _, r) = resolve_with(body, &[]).expect("resolves");
     assert_eq!(r.order, ["A", "C", "D", "B", "E", "F"]);
+    let (_, _, p) = resolve_with("Parameters:\n  N: {Type: String, Default: n}\n  M: {Type: String, Default: m}\nResources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !Sub '${M}-${N}-${AWS::Region}', Tags: [{Key: k, Value: !Ref M}]}}\n  B: {Type: AWS::SQS::Queue}\n", &[]).expect("resolves");
+    assert_eq!(p.parameter_references["A"], ["M", "N"]);
+    assert!(p.parameter_references["B"].is_empty());
     let deps: Vec<(&str, Vec<&str>)> = r
         .dependencies
         .iter()
@@ -1724,4 +1728,35 @@ fn the_acceptance_json_template_is_json() {
         json!({"Mode": "FLEXIBLE", "MaximumWindowInMinutes": 15})
     );
     assert_eq!(outputs["ScheduleName"], "Unnamed-phys");
+}
+
+#[test]
+fn pseudo_parameters_follow_the_region() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("us-east-1", "aws", "amazonaws.com"),
+        ("eu-central-1", "aws", "amazonaws.com"),
+        ("cn-north-1", "aws-cn", "amazonaws.com.cn"),
+        ("cn-northwest-1", "aws-cn", "amazonaws.com.cn"),
+        ("us-gov-west-1", "aws-us-gov", "amazonaws.com"),
+    ];
+    for (region, partition, suffix) in cases {
+        let p = Pseudo {
+            region: region.to_string(),
+            ..pseudo()
+        };
+        assert_eq!(
+            p.value("AWS::Partition"),
+            Some(json!(partition)),
+            "{region}"
+        );
+        assert_eq!(p.value("AWS::URLSuffix"), Some(json!(suffix)), "{region}");
+        assert_eq!(p.value("AWS::Region"), Some(json!(region)));
+    }
+    let p = pseudo();
+    assert_eq!(p.value("AWS::NoValue"), None);
+    assert_eq!(p.value("AWS::Nope"), None);
+    for name in PSEUDO_PARAMETERS {
+        assert!(is_pseudo(name));
+        assert!(*name == "AWS::NoValue" || p.value(name).is_some(), "{name}");
+    }
 }
