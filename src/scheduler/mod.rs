@@ -11,6 +11,34 @@
 //! disable and delete, in order, with the schedule's generation), [`Scheduler::schedule`]
 //! (a cheap read by key), [`Scheduler::schedules_snapshot`] and
 //! [`Scheduler::delete_after_completion`].
+//!
+//! # Decisions where AWS is silent or unrecorded
+//!
+//! Recorded against AWS (`../shared/reference/aws-recorded/`) and followed exactly: the
+//! expression message, `Schedule <name> does not exist.`, `Schedule group <name> does not
+//! exist.`, GetSchedule's defaults and omissions, UpdateSchedule as a full replace, the summary
+//! shapes, `default` listed first without dates. Chosen by Cumulo, each marked where it is
+//! written:
+//! - Model constraints (Coral form) are checked before any service rule, as Coral validates
+//!   before service code runs; among the service rules the expression comes first.
+//! - StartDate more than 5 minutes in the past is refused for recurring schedules with the
+//!   text AWS users quote (`validate::START_DATE_TOO_EARLY`); an EndDate in the past is
+//!   accepted (like a past `at()`, it simply never fires), but it must be after StartDate.
+//!   Both are ignored for `at()`.
+//! - The texts of the other service rules (flexible window, Input JSON, EventBridge
+//!   parameters, FIFO MessageGroupId, reserved `aws:` tag keys, 200 tags, the `default` group,
+//!   an invalid NextToken, quotas, a reused client token) are Cumulo's; see `validate` and
+//!   `store`.
+//! - The `default` group cannot be deleted: ValidationException.
+//! - ListSchedules is ordered by group then name; ListScheduleGroups puts `default` first, then
+//!   the others by name. MaxResults defaults to 100. NextToken is the last key returned.
+//! - ClientToken: the same token with an identical request (per account, region and
+//!   operation) replays the first result for 24 hours; with a different request it is a
+//!   ConflictException. Only successful requests are remembered; tokens are not persisted.
+//! - Get/Update/Delete of a schedule in a group that does not exist answer
+//!   `Schedule <name> does not exist.` (the group only locates the schedule).
+//! - A tag ARN of another account or region is `Schedule group <name> does not exist.`.
+//! - Groups are deleted synchronously, so `DELETING` is never observed.
 
 mod error;
 pub mod expression;
@@ -549,17 +577,42 @@ impl Scheduler {
             .collect())
     }
 
-    /// The next `count` occurrences of a stored schedule.
+    /// The next `count` occurrences of a stored schedule strictly after the clock's now,
+    /// honouring its StartDate, EndDate (exclusive) and zone; `rate` counts from StartDate, or
+    /// from the schedule's creation without one. A DISABLED schedule has none.
+    ///
+    /// Errors: `Validation` for a malformed name; `ResourceNotFound`
+    /// `Schedule <name> does not exist.`.
     pub fn stored_preview(
         &self,
-        _scope: &Scope,
-        _group: &str,
+        scope: &Scope,
+        group: &str,
         name: &str,
-        _count: usize,
+        count: usize,
     ) -> Result<Vec<PreviewFire>, Error> {
-        Err(Error::ResourceNotFound(format!(
-            "Schedule {name} does not exist."
-        )))
+        let schedule = self.get_schedule(scope, Some(group), name)?;
+        if schedule.state == ScheduleState::Disabled {
+            return Ok(Vec::new());
+        }
+        let window = expression::Window {
+            start: schedule.start_date,
+            end: schedule.end_date,
+            anchor: schedule.start_date.unwrap_or(schedule.creation_date),
+        };
+        let fires = expression::fires(
+            &schedule.expression,
+            schedule.timezone,
+            &window,
+            self.deps.clock.now(),
+            count,
+        );
+        Ok(fires
+            .iter()
+            .map(|f| PreviewFire {
+                utc: crate::time::rfc3339(f.utc),
+                local: f.local_rfc3339(),
+            })
+            .collect())
     }
 }
 

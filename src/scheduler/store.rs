@@ -285,10 +285,23 @@ pub(crate) struct ScheduleFilter<'a> {
 }
 
 /// The store. One per emulator, shared by every clone of the `Scheduler` handle.
-#[derive(Debug)]
 pub(crate) struct Store {
     storage: Storage,
     state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Store")
+            .field("scopes", &state.scopes.len())
+            .field(
+                "schedules",
+                &state.scopes.values().map(|s| s.n_schedules).sum::<usize>(),
+            )
+            .field("tokens", &state.tokens.seen.len())
+            .finish()
+    }
 }
 
 impl Store {

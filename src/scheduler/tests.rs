@@ -667,3 +667,41 @@ fn state_written_to_the_store_is_read_back_on_start() {
     assert!(backend.load(store::GROUPS_TABLE).is_empty());
     assert_eq!(backend.load(store::SCHEDULES_TABLE).len(), 1);
 }
+
+#[test]
+fn stored_previews_honour_the_window_zone_and_state() {
+    let app = app_with(None);
+    let s = &app.scheduler;
+    let mut i = input(None, "pv");
+    i.schedule_expression = Some("rate(10 minutes)".into());
+    i.start_date = Some(t0() + Duration::minutes(30));
+    i.end_date = Some(t0() + Duration::minutes(55));
+    s.create_schedule(&scope(), i.clone()).unwrap();
+    let fires = s.stored_preview(&scope(), "default", "pv", 10).unwrap();
+    assert_eq!(
+        fires.iter().map(|f| f.utc.as_str()).collect::<Vec<_>>(),
+        [
+            "2030-01-01T12:30:00Z",
+            "2030-01-01T12:40:00Z",
+            "2030-01-01T12:50:00Z"
+        ]
+    );
+    let mut cron = input(None, "paris");
+    cron.schedule_expression = Some("cron(0 9 * * ? *)".into());
+    cron.schedule_expression_timezone = Some("Europe/Paris".into());
+    s.create_schedule(&scope(), cron).unwrap();
+    let fires = s.stored_preview(&scope(), "default", "paris", 1).unwrap();
+    assert_eq!(fires[0].utc, "2030-01-02T08:00:00Z");
+    assert_eq!(fires[0].local, "2030-01-02T09:00:00+01:00");
+    i.state = Some("DISABLED".into());
+    s.update_schedule(&scope(), i).unwrap();
+    assert!(s
+        .stored_preview(&scope(), "default", "pv", 10)
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        s.stored_preview(&scope(), "default", "nope", 1)
+            .unwrap_err(),
+        Error::ResourceNotFound("Schedule nope does not exist.".into())
+    );
+}
