@@ -1555,3 +1555,27 @@ async fn transforms_need_capability_auto_expand() {
         .unwrap();
     assert_eq!(summary.declared_transforms(), ["AWS::LanguageExtensions"]);
 }
+
+#[tokio::test]
+async fn changing_a_resources_type_is_refused() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    create(
+        &cfn,
+        "retype",
+        "Resources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\n",
+    )
+    .await;
+    let e = err(cfn
+        .update_stack()
+        .stack_name("retype")
+        .template_body("Resources:\n  H:\n    Type: AWS::Logs::LogGroup\n")
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(
+        e.1,
+        "Update of resource type is not permitted. The new template modifies resource type of the following resources: [H]"
+    );
+    assert_eq!(status(&cfn, "retype").await, StackStatus::CreateComplete);
+}

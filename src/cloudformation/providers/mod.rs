@@ -9,6 +9,9 @@
 mod generic;
 mod iam_role;
 mod scheduler;
+
+#[cfg(test)]
+pub(crate) use scheduler::schedule_update_kind;
 mod sqs_queue;
 
 use std::collections::HashMap;
