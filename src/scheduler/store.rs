@@ -120,13 +120,9 @@ impl Tokens {
         };
         self.prune(now);
         match self.seen.get(&u.key) {
-            None => TokenCheck::Fresh,
-            Some((fp, expires)) if *expires <= now => {
-                let _ = fp;
-                TokenCheck::Fresh
-            }
-            Some((fp, _)) if *fp == u.fingerprint => TokenCheck::Replay,
-            Some(_) => TokenCheck::Mismatch,
+            Some(&(fp, expires)) if expires > now && fp == u.fingerprint => TokenCheck::Replay,
+            Some(&(_, expires)) if expires > now => TokenCheck::Mismatch,
+            _ => TokenCheck::Fresh,
         }
     }
 
@@ -288,6 +284,8 @@ pub(crate) struct ScheduleFilter<'a> {
 pub(crate) struct Store {
     storage: Storage,
     state: Mutex<State>,
+    /// Schedules allowed per scope ([`MAX_SCHEDULES`]; lowered by tests).
+    max_schedules: usize,
 }
 
 impl std::fmt::Debug for Store {
@@ -342,7 +340,15 @@ impl Store {
         Store {
             storage,
             state: Mutex::new(state),
+            max_schedules: MAX_SCHEDULES,
         }
+    }
+
+    /// The same store with another schedule quota (tests of the quota).
+    #[cfg(test)]
+    pub(crate) fn with_max_schedules(mut self, max: usize) -> Store {
+        self.max_schedules = max;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -399,7 +405,7 @@ impl Store {
                     schedule.name
                 )));
             }
-            if ss.n_schedules >= MAX_SCHEDULES {
+            if ss.n_schedules >= self.max_schedules {
                 return Err(schedule_quota_exceeded());
             }
         }
@@ -761,6 +767,7 @@ impl Store {
         f: impl FnOnce(&mut GroupEntry) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let mut state = self.lock();
+        // Look first, so that a miss does not create the scope's state.
         if !state.scope(scope).groups.contains_key(name) {
             return Err(group_not_found(name));
         }

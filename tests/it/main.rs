@@ -5,6 +5,8 @@ mod cli;
 mod cloudformation;
 mod cloudformation_resources;
 mod control;
+mod dispatch;
+mod expressions;
 mod protocol;
 mod s3;
 mod scheduler;
