@@ -149,14 +149,16 @@ fn is_plain_name(name: &str) -> bool {
 }
 
 impl CloudFormation {
-    /// A CloudFormation with no stacks.
+    /// A CloudFormation with the stacks, change sets and exports `deps.storage` kept (none in
+    /// memory mode).
     pub fn new(deps: Deps) -> CloudFormation {
         let providers = Providers::new(&deps);
+        let state = State::load(&deps.storage);
         CloudFormation {
             shared: Arc::new(Shared {
                 deps,
                 providers,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }
@@ -1533,7 +1535,17 @@ impl CloudFormation {
             resolved,
             pseudo,
         };
-        let plan = plan.map(|p| (*p).clone()).unwrap_or_default();
+        // The change set's own record says what it modifies (the cached plan is not durable).
+        let plan = plan.map(|p| (*p).clone()).unwrap_or_else(|| Plan {
+            changes: record.changes.clone(),
+            modified: record
+                .changes
+                .iter()
+                .filter(|c| c.action == ChangeAction::Modify)
+                .map(|c| c.logical_id.clone())
+                .collect(),
+            other_changes: true,
+        });
         match record.change_set_type {
             ChangeSetType::Create => {
                 if stack_status.0 != StackStatus::ReviewInProgress || stack_status.1 {

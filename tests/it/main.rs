@@ -3,6 +3,7 @@
 
 mod cli;
 mod cloudformation;
+mod cloudformation_durability;
 mod cloudformation_resources;
 mod control;
 mod dispatch;

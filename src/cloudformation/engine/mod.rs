@@ -1243,10 +1243,11 @@ impl Runner {
             });
         }
         let position = order_index(&exec.resolved.order);
-        self.with_stack(|entry, _| {
+        self.with_stack(|entry, shared| {
             entry
                 .resources
                 .sort_by_cached_key(|k, _| position.get(k.as_str()).copied().unwrap_or(usize::MAX));
+            entry.save_all_resources(&shared.deps.storage);
         });
     }
 
@@ -1537,6 +1538,7 @@ impl Runner {
             .resources
             .sort_by_cached_key(|k, _| position.get(k.as_str()).copied().unwrap_or(usize::MAX));
         entry.save(&self.shared.deps.storage);
+        entry.save_all_resources(&self.shared.deps.storage);
     }
 }
 
