@@ -794,3 +794,208 @@ async fn deleting_a_stack_left_in_update_rollback_failed_removes_both_copies_of_
         assert_eq!(expression(&emu, None, name).await, None, "{name}");
     }
 }
+
+const SUPPORTING: &str = r#"
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+  Raw:
+    Type: AWS::SQS::Queue
+  Topic:
+    Type: AWS::SNS::Topic
+    Properties:
+      DisplayName: ticks
+      Subscription:
+        - Protocol: sqs
+          Endpoint: !GetAtt Queue.Arn
+  RawSubscription:
+    Type: AWS::SNS::Subscription
+    Properties:
+      TopicArn: !Ref Topic
+      Protocol: sqs
+      Endpoint: !GetAtt Raw.Arn
+      RawMessageDelivery: true
+  QueuePolicy:
+    Type: AWS::SQS::QueuePolicy
+    Properties:
+      Queues: [!Ref Queue, !Ref Raw]
+      PolicyDocument:
+        Version: '2012-10-17'
+        Statement:
+          - {Effect: Allow, Principal: {Service: sns.amazonaws.com}, Action: sqs:SendMessage, Resource: '*'}
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument:
+        Statement: [{Effect: Allow, Principal: {Service: scheduler.amazonaws.com}, Action: sts:AssumeRole}]
+  Publish:
+    Type: AWS::IAM::Policy
+    Properties:
+      PolicyName: publish
+      Roles: [!Ref Role]
+      PolicyDocument:
+        Statement: [{Effect: Allow, Action: sns:Publish, Resource: !Ref Topic}]
+  Setting:
+    Type: AWS::SSM::Parameter
+    Properties:
+      Type: String
+      Value: hello
+  Schedule:
+    Type: AWS::Scheduler::Schedule
+    Properties:
+      ScheduleExpression: rate(1 minute)
+      FlexibleTimeWindow: {Mode: 'OFF'}
+      Target:
+        Arn: !Ref Topic
+        RoleArn: !GetAtt Role.Arn
+        Input: '{"tick":1}'
+Outputs:
+  TopicName: {Value: !GetAtt Topic.TopicName}
+  Setting: {Value: !Ref Setting}
+  SettingValue: {Value: !GetAtt Setting.Value}
+"#;
+
+#[tokio::test]
+async fn topics_subscriptions_policies_and_parameters_serve_a_schedule() {
+    let emu = Emulator::start().await;
+    let cfn = emu.cloudformation().await;
+    cfn.create_stack()
+        .stack_name("sup")
+        .template_body(SUPPORTING)
+        .capabilities(Capability::CapabilityIam)
+        .send()
+        .await
+        .unwrap();
+    let stack = describe(&cfn, "sup").await;
+    assert_eq!(
+        stack.stack_status(),
+        Some(&StackStatus::CreateComplete),
+        "{:?}",
+        events(&cfn, "sup").await
+    );
+    let out: std::collections::HashMap<&str, &str> = stack
+        .outputs()
+        .iter()
+        .map(|o| (o.output_key().unwrap(), o.output_value().unwrap()))
+        .collect();
+    assert!(out["TopicName"].starts_with("sup-Topic-"));
+    assert!(
+        out["Setting"].starts_with("CFN-Setting-"),
+        "{}",
+        out["Setting"]
+    );
+    assert_eq!(out["SettingValue"], "hello");
+    let scope = cumulo::ids::Scope::default_scope();
+    assert_eq!(
+        emu.app
+            .ssm
+            .get_parameter(&scope, out["Setting"])
+            .unwrap()
+            .value(),
+        "hello"
+    );
+    let resources = cfn
+        .describe_stack_resources()
+        .stack_name("sup")
+        .send()
+        .await
+        .unwrap();
+    let physical = |id: &str| {
+        resources
+            .stack_resources()
+            .iter()
+            .find(|r| r.logical_resource_id() == Some(id))
+            .and_then(|r| r.physical_resource_id())
+            .unwrap()
+            .to_string()
+    };
+    let role = emu
+        .app
+        .iam
+        .get_role("000000000000", &physical("Role"))
+        .unwrap();
+    assert!(role.policies.contains_key("publish"));
+    let sqs = emu.sqs().await;
+    let policy = sqs
+        .get_queue_attributes()
+        .queue_url(physical("Queue"))
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::Policy)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        policy.attributes().unwrap()[&aws_sdk_sqs::types::QueueAttributeName::Policy]
+            .contains("sns.amazonaws.com")
+    );
+
+    // The schedule publishes to the topic, which fans out to both queues.
+    emu.set_clock(crate::support::t0() + chrono::Duration::seconds(60))
+        .await;
+    let wrapped = sqs
+        .receive_message()
+        .queue_url(physical("Queue"))
+        .send()
+        .await
+        .unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(wrapped.messages()[0].body().unwrap()).unwrap();
+    assert_eq!(body["Message"], r#"{"tick":1}"#);
+    let raw = sqs
+        .receive_message()
+        .queue_url(physical("Raw"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.messages()[0].body(), Some(r#"{"tick":1}"#));
+
+    cfn.delete_stack().stack_name("sup").send().await.unwrap();
+    assert_eq!(
+        status(&cfn, stack.stack_id().unwrap()).await,
+        StackStatus::DeleteComplete
+    );
+    assert!(emu.app.ssm.get_parameter(&scope, out["Setting"]).is_none());
+    assert!(emu.app.sns.topic(&physical("Topic")).is_err());
+    assert!(emu
+        .app
+        .iam
+        .get_role("000000000000", &physical("Role"))
+        .is_err());
+}
+
+#[tokio::test]
+async fn the_example_template_really_fires_into_its_queue() {
+    let emu = Emulator::start().await;
+    let cfn = emu.cloudformation().await;
+    cfn.create_stack()
+        .stack_name("ticks")
+        .template_body(SCHEDULED_QUEUE)
+        .capabilities(Capability::CapabilityIam)
+        .send()
+        .await
+        .unwrap();
+    let url = cfn
+        .describe_stack_resource()
+        .stack_name("ticks")
+        .logical_resource_id("Queue")
+        .send()
+        .await
+        .unwrap()
+        .stack_resource_detail()
+        .unwrap()
+        .physical_resource_id()
+        .unwrap()
+        .to_string();
+    emu.set_clock(crate::support::t0() + chrono::Duration::seconds(120))
+        .await;
+    let sqs = emu.sqs().await;
+    let got = sqs
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap();
+    // rate(1 minute) starts when the schedule is made (seed 003): t0, t0+60 s, t0+120 s.
+    let bodies: Vec<&str> = got.messages().iter().filter_map(|m| m.body()).collect();
+    assert_eq!(bodies, vec![r#"{"environment":"dev","stack":"ticks"}"#; 3]);
+}

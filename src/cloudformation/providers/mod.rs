@@ -13,6 +13,7 @@ mod scheduler;
 #[cfg(test)]
 pub(crate) use scheduler::schedule_update_kind;
 mod sqs_queue;
+mod supporting;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -266,6 +267,26 @@ impl Providers {
             Arc::new(scheduler::ScheduleGroupProvider::new(
                 deps.scheduler.clone(),
             )),
+        );
+        by_type.insert(
+            "AWS::SNS::Topic",
+            Arc::new(supporting::TopicProvider::new(deps.sns.clone())),
+        );
+        by_type.insert(
+            "AWS::SNS::Subscription",
+            Arc::new(supporting::SubscriptionProvider::new(deps.sns.clone())),
+        );
+        by_type.insert(
+            "AWS::SQS::QueuePolicy",
+            Arc::new(supporting::QueuePolicyProvider::new(deps.sqs.clone())),
+        );
+        by_type.insert(
+            "AWS::IAM::Policy",
+            Arc::new(supporting::IamPolicyProvider::new(deps.iam.clone())),
+        );
+        by_type.insert(
+            "AWS::SSM::Parameter",
+            Arc::new(supporting::ParameterProvider::new(deps.ssm.clone())),
         );
         by_type.insert(
             "AWS::CloudFormation::WaitConditionHandle",
