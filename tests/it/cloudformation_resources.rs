@@ -999,3 +999,66 @@ async fn the_example_template_really_fires_into_its_queue() {
     let bodies: Vec<&str> = got.messages().iter().filter_map(|m| m.body()).collect();
     assert_eq!(bodies, vec![r#"{"environment":"dev","stack":"ticks"}"#; 3]);
 }
+
+/// A template of the shared corpus of real public templates (`../shared/corpus/`).
+fn corpus(file: &str) -> String {
+    let path = format!("{}/../shared/corpus/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[tokio::test]
+async fn real_public_templates_deploy_and_delete() {
+    let emu = Emulator::start().await;
+    // CDK templates check the bootstrap version through an SSM-typed parameter.
+    emu.app
+        .ssm
+        .put_parameter(
+            &cumulo::ids::Scope::default_scope(),
+            cumulo::services::ssm::PutParameterInput {
+                name: "/cdk-bootstrap/hnb659fds/version".into(),
+                value: "21".into(),
+                parameter_type: Some("String".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let cfn = emu.cloudformation().await;
+    for (name, file) in [
+        (
+            "localstack",
+            "20__localstack__localstack__tests-aws-services-cloudformation-resource_providers-scheduler-templates-schedule.yml",
+        ),
+        (
+            "cdk",
+            "34__aws__aws-cdk__packages-@aws-cdk-testing-framework-integ-test-aws-scheduler-targets-test-integ.sns-publish.js.snapshot-AwsSchedulerTargetsSnsPublish.template.json",
+        ),
+    ] {
+        let id = cfn
+            .create_stack()
+            .stack_name(name)
+            .template_body(corpus(file))
+            .capabilities(Capability::CapabilityIam)
+            .send()
+            .await
+            .unwrap()
+            .stack_id()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            status(&cfn, name).await,
+            StackStatus::CreateComplete,
+            "{file}: {:?}",
+            events(&cfn, name).await
+        );
+        cfn.delete_stack().stack_name(name).send().await.unwrap();
+        assert_eq!(describe(&cfn, &id).await.stack_status(), Some(&StackStatus::DeleteComplete));
+    }
+    let scheduler = emu.scheduler().await;
+    assert!(scheduler
+        .list_schedules()
+        .send()
+        .await
+        .unwrap()
+        .schedules()
+        .is_empty());
+}
