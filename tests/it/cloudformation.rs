@@ -1579,3 +1579,94 @@ async fn changing_a_resources_type_is_refused() {
     );
     assert_eq!(status(&cfn, "retype").await, StackStatus::CreateComplete);
 }
+
+#[tokio::test]
+async fn an_update_that_changes_an_imported_export_rolls_back() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    create(&cfn, "exp", LOGS).await;
+    let importer = "Resources:\n  Uses:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !ImportValue exp-First\n";
+    create(&cfn, "imp", importer).await;
+    // Suffix renames First, whose name is the exported value.
+    cfn.update_stack()
+        .stack_name("exp")
+        .template_body(LOGS)
+        .parameters(param("Suffix", "two"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        status(&cfn, "exp").await,
+        StackStatus::UpdateRollbackComplete
+    );
+    let all = events(&cfn, "exp").await;
+    let rolling = all
+        .iter()
+        .find(|e| e.0 == "exp" && e.1 == "UPDATE_ROLLBACK_IN_PROGRESS")
+        .unwrap();
+    assert_eq!(
+        rolling.3,
+        "Export exp-First cannot be updated as it is in use by imp. "
+    );
+    let exports = cfn.list_exports().send().await.unwrap();
+    assert_eq!(exports.exports()[0].value(), Some("exp-one"));
+    // The replacement made by the update is gone again; the original remains.
+    let first = cfn
+        .describe_stack_resource()
+        .stack_name("exp")
+        .logical_resource_id("First")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        first
+            .stack_resource_detail()
+            .unwrap()
+            .physical_resource_id(),
+        Some("exp-one")
+    );
+}
+
+#[tokio::test]
+async fn get_template_of_a_change_set() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    let cs = cfn
+        .create_change_set()
+        .stack_name("tplcs")
+        .change_set_name("mine")
+        .change_set_type(ChangeSetType::Create)
+        .template_body(LOGS)
+        .send()
+        .await
+        .unwrap();
+    let by_name = cfn
+        .get_template()
+        .stack_name("tplcs")
+        .change_set_name("mine")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_name.template_body(), Some(LOGS));
+    let by_arn = cfn
+        .get_template()
+        .change_set_name(cs.id().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_arn.template_body(), Some(LOGS));
+    let e = err(cfn
+        .get_template()
+        .stack_name("tplcs")
+        .change_set_name("other")
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(
+        e,
+        (
+            "ChangeSetNotFound".into(),
+            "ChangeSet [other] does not exist".into()
+        )
+    );
+}
