@@ -1062,3 +1062,33 @@ async fn real_public_templates_deploy_and_delete() {
         .schedules()
         .is_empty());
 }
+
+#[tokio::test]
+async fn a_retried_update_after_update_failed_applies_what_failed() {
+    let emu = Emulator::start().await;
+    let cfn = emu.cloudformation().await;
+    create(&cfn, "retry", &[]).await;
+    fault(&emu, json!({"stack_name": "retry", "logical_id": "Schedule", "operation": "update", "message": "not now"})).await;
+    cfn.update_stack()
+        .stack_name("retry")
+        .template_body(SCHEDULE)
+        .parameters(param("Expression", "rate(9 hours)"))
+        .disable_rollback(true)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(&cfn, "retry").await, StackStatus::UpdateFailed);
+    assert_eq!(
+        expression(&emu, None, "retry-one").await.unwrap().0,
+        "rate(1 hour)"
+    );
+    // The same update again is a change (the failed step changed nothing) and now succeeds.
+    assert_eq!(
+        update(&cfn, "retry", &[("Expression", "rate(9 hours)")]).await,
+        StackStatus::UpdateComplete
+    );
+    assert_eq!(
+        expression(&emu, None, "retry-one").await.unwrap().0,
+        "rate(9 hours)"
+    );
+}

@@ -960,6 +960,7 @@ impl Runner {
         let Some(decl) = exec.resolved.resources.get(logical_id) else {
             return Ok(());
         };
+        // A failed step left the physical resource as it was: so is its record.
         let fail_event = |reason: String, physical: Option<&str>| {
             self.resource_event(
                 logical_id,
@@ -968,7 +969,7 @@ impl Runner {
                 physical,
                 Some(reason.clone()),
                 true,
-                |_| {},
+                |res| res.properties = old.properties.clone(),
             );
             Failure {
                 logical_id: logical_id.to_string(),
