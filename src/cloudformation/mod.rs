@@ -1,15 +1,40 @@
 //! CloudFormation: templates, stacks, change sets and the stack engine that creates, updates,
 //! replaces, moves and rolls back resources through providers over the other cores.
+//!
+//! [`CloudFormation`] is the handle (`Clone`, one `Arc<Shared>`) with one method per AWS
+//! operation (aws-contract.md Appendix A). An `Err` from a method means the *request* was
+//! refused (a synchronous ValidationError and the like, with AWS's message); a resource that
+//! fails is not an `Err` but a `*_FAILED` event that drives the rollback. Operations that change
+//! resources run as a task ([`engine`]); the call that starts one waits until the stack is
+//! terminal or held by a fault, so `aws cloudformation deploy` sees a terminal status at its
+//! first DescribeStacks. Knows nothing of HTTP (the wire is `protocol::wire::cloudformation`).
+//!
+//! Module map: [`status`] (state machines), [`model`] (records and operation shapes),
+//! [`store`] (the per-region stack store), [`plan`] (change sets), [`engine`] (operation
+//! tasks), [`providers`] (one per resource type), [`source`] (TemplateBody / TemplateURL),
+//! `template` and `registry` (the template language, owned by the template engineer).
 
+pub mod engine;
+mod error;
+pub mod model;
+pub mod plan;
+pub mod providers;
 pub mod registry;
+pub mod source;
+pub mod status;
+pub mod store;
 pub mod template;
 
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use indexmap::IndexMap;
+use serde_json::Value;
 
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::faults::Faults;
-use crate::ids::IdGen;
+use crate::ids::{IdGen, Scope};
 use crate::scheduler::Scheduler;
 use crate::services::iam::Iam;
 use crate::services::s3::S3;
@@ -17,6 +42,21 @@ use crate::services::sns::Sns;
 use crate::services::sqs::Sqs;
 use crate::services::ssm::Ssm;
 use crate::storage::Storage;
+
+pub use error::{messages, Error};
+pub use model::StackResourceView;
+pub use status::{ChangeSetStatus, ExecutionStatus, ResourceStatus, StackStatus};
+
+use engine::{Exec, Operation, OperationControl, Runner};
+use error::messages::*;
+use model::*;
+use plan::Plan;
+use providers::Providers;
+use store::{ChangeSetEntry, StackEntry, State, STACK_TYPE};
+use template::{BoundParameters, ParameterInput, Pseudo, Resolved, Template};
+
+/// Page size of every paginated CloudFormation list.
+pub const PAGE_SIZE: usize = 100;
 
 /// What the CloudFormation core is built from.
 #[derive(Clone, Debug)]
@@ -45,20 +85,2112 @@ pub struct Deps {
     pub scheduler: Scheduler,
 }
 
+/// State shared by every handle and operation task.
+pub(crate) struct Shared {
+    pub(crate) deps: Deps,
+    pub(crate) providers: Providers,
+    state: Mutex<State>,
+}
+
+impl Shared {
+    /// The store, locked (poison is recovered: the store is always left consistent).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// Handle to the CloudFormation core.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CloudFormation {
-    #[allow(dead_code)]
-    deps: Deps,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for CloudFormation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloudFormation")
+            .field("providers", &self.shared.providers)
+            .finish()
+    }
+}
+
+/// Identifies the stack an operation runs on.
+#[derive(Clone, Debug)]
+pub(crate) struct StackRef {
+    pub(crate) scope: Scope,
+    pub(crate) stack_id: String,
+    pub(crate) stack_name: String,
+}
+
+/// DescribeStackEvents output: one page of events (newest first) and the stack they belong to.
+#[derive(Clone, Debug)]
+pub struct StackEvents {
+    /// Stack id.
+    pub stack_id: String,
+    /// Stack name.
+    pub stack_name: String,
+    /// The events, newest first.
+    pub page: Page<StackEventRecord>,
+}
+
+/// A template checked against parameters and pseudo parameters, ready to plan or execute.
+struct Prepared {
+    template: Template,
+    params: BoundParameters,
+    shown: Vec<Parameter>,
+    resolved: Arc<Resolved>,
+    pseudo: Pseudo,
+}
+
+/// The `[a-zA-Z][-a-zA-Z0-9]*` pattern of stack and change-set names.
+fn is_plain_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
 impl CloudFormation {
-    /// A CloudFormation with no stacks.
+    /// A CloudFormation with the stacks, change sets and exports `deps.storage` kept (none in
+    /// memory mode).
     pub fn new(deps: Deps) -> CloudFormation {
-        CloudFormation { deps }
+        let providers = Providers::new(&deps);
+        let state = State::load(&deps.storage);
+        CloudFormation {
+            shared: Arc::new(Shared {
+                deps,
+                providers,
+                state: Mutex::new(state),
+            }),
+        }
     }
 
     /// Deletes every stack, change set and export (not the resources: the other cores reset
     /// themselves).
-    pub fn reset(&self) {}
+    pub fn reset(&self) {
+        self.shared.lock().clear();
+    }
+
+    fn deps(&self) -> &Deps {
+        &self.shared.deps
+    }
+
+    // ------------------------------------------------------------------- shared steps
+
+    /// CreateStack's StackName check (Coral wording, aws-contract.md §2.1).
+    fn check_new_stack_name(name: &str) -> Result<(), Error> {
+        if !is_plain_name(name) {
+            return Err(Error::validation(format!(
+                "1 validation error detected: Value '{name}' at 'stackName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z][-a-zA-Z0-9]*|arn:[-a-zA-Z0-9:/._+]*"
+            )));
+        }
+        if name.len() > 128 {
+            return Err(Error::validation(format!(
+                "1 validation error detected: Value '{name}' at 'stackName' failed to satisfy constraint: Member must have length less than or equal to 128"
+            )));
+        }
+        Ok(())
+    }
+
+    fn new_stack_id(&self, scope: &Scope, name: &str) -> String {
+        scope.arn(
+            "cloudformation",
+            &format!("stack/{name}/{}", self.deps().ids.uuid()),
+        )
+    }
+
+    /// Template text from a request (body, URL, or the stack's current one).
+    fn template_text(
+        &self,
+        source: &TemplateSource,
+        previous: Option<&str>,
+    ) -> Result<String, Error> {
+        source::template_text(&self.deps().s3, source, previous)
+    }
+
+    fn parse(&self, body: &str) -> Result<Template, Error> {
+        Template::parse(body).map_err(|e| Error::validation(e.to_string()))
+    }
+
+    /// Binds parameters, resolves the template and checks capabilities and ResourceTypes.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare(
+        &self,
+        scope: &Scope,
+        template: Template,
+        stack_name: &str,
+        stack_id: &str,
+        given: &[ParameterSpec],
+        previous: Option<&BoundParameters>,
+        capabilities: &[String],
+        notification_arns: &[String],
+        resource_types: Option<&[String]>,
+    ) -> Result<Prepared, Error> {
+        let inputs: Vec<ParameterInput> = given
+            .iter()
+            .map(|p| ParameterInput {
+                key: p.key.clone(),
+                value: p.value.clone(),
+                use_previous_value: p.use_previous_value,
+            })
+            .collect();
+        let env = source::SsmEnvironment::new(&self.deps().ssm, scope);
+        let params = template
+            .bind_parameters(&inputs, previous, &env)
+            .map_err(|e| Error::validation(e.to_string()))?;
+        let pseudo = Pseudo {
+            account_id: scope.account.clone(),
+            region: scope.region.clone(),
+            stack_name: stack_name.to_string(),
+            stack_id: stack_id.to_string(),
+            notification_arns: notification_arns.to_vec(),
+        };
+        let resolved = template
+            .resolve(&params, &pseudo)
+            .map_err(|e| Error::validation(e.to_string()))?;
+        let required = template.required_capabilities(&resolved);
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|cap| {
+                let given = |c: &str| capabilities.iter().any(|g| g == c);
+                match *cap {
+                    "CAPABILITY_IAM" => !given("CAPABILITY_IAM") && !given("CAPABILITY_NAMED_IAM"),
+                    other => !given(other),
+                }
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::InsufficientCapabilities(format!(
+                "Requires capabilities : [{}]",
+                missing.join(", ")
+            )));
+        }
+        if let Some(allowed) = resource_types {
+            for decl in resolved.resources.values() {
+                if !resource_type_allowed(&decl.type_name, allowed) {
+                    return Err(Error::validation(format!(
+                        "Resource type {} is not allowed by parameter ResourceTypes [{}]",
+                        decl.type_name,
+                        allowed.join(", ")
+                    )));
+                }
+            }
+        }
+        let shown = shown_parameters(&params);
+        Ok(Prepared {
+            template,
+            params,
+            shown,
+            resolved: Arc::new(resolved),
+            pseudo,
+        })
+    }
+
+    /// The parsed current template of a stack (cached on the entry).
+    fn stack_template(&self, entry: &StackEntry) -> Result<Template, Error> {
+        match &entry.template {
+            Some(t) => Ok(t.clone()),
+            None => self.parse(&entry.record.template_body),
+        }
+    }
+
+    /// The UPDATE plan of `prepared` against the stack `stack_id`.
+    fn plan_update(
+        &self,
+        scope: &Scope,
+        stack_id: &str,
+        prepared: &Prepared,
+        tags: Option<&[Tag]>,
+        notification_arns: Option<&[String]>,
+    ) -> Result<Plan, Error> {
+        let (current, exports, old_template, old_params, old_outputs, old_tags, old_arns) = {
+            let mut state = self.shared.lock();
+            let region = state.region(scope);
+            let exports: HashMap<String, String> = region
+                .exports
+                .values()
+                .map(|e| (e.name.clone(), e.value.clone()))
+                .collect();
+            let entry = region
+                .stacks
+                .get(stack_id)
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_id)))?;
+            (
+                entry.resources.clone(),
+                exports,
+                self.stack_template(entry).ok(),
+                entry.record.parameters.clone(),
+                entry.record.outputs.clone(),
+                entry.record.tags.clone(),
+                entry.record.notification_arns.clone(),
+            )
+        };
+        let changed_parameters: HashSet<String> = prepared
+            .shown
+            .iter()
+            .filter(|p| !old_params.contains(p))
+            .map(|p| p.key.clone())
+            .collect();
+        let retyped: Vec<&str> = prepared
+            .resolved
+            .resources
+            .values()
+            .filter(|d| {
+                current
+                    .get(&d.logical_id)
+                    .is_some_and(|r| r.type_name != d.type_name)
+            })
+            .map(|d| d.logical_id.as_str())
+            .collect();
+        if !retyped.is_empty() {
+            return Err(Error::validation(format!(
+                "Update of resource type is not permitted. The new template modifies resource type of the following resources: [{}]",
+                retyped.join(", ")
+            )));
+        }
+        let old_declarations = old_template.as_ref().map(|t| t.resources());
+        let providers = &self.shared.providers;
+        let update_kind =
+            |type_name: &str, old: &Value, new: &Value, create_only: bool| match providers
+                .get(type_name)
+            {
+                Some(p) => p.update_kind(old, new, create_only),
+                None if create_only => providers::UpdateKind::Replace,
+                None => providers::UpdateKind::InPlace,
+            };
+        let inputs = plan::UpdateInputs {
+            current: &current,
+            old_declarations,
+            resolved: &prepared.resolved,
+            changed_parameters: &changed_parameters,
+            update_kind: &update_kind,
+        };
+        let values = engine::PlanValues::new(&current, exports.clone());
+        let evaluate = |logical_id: &str, values: &dyn template::ResourceValues| {
+            template::Evaluator::new(
+                &prepared.template,
+                &prepared.params,
+                &prepared.pseudo,
+                &prepared.resolved,
+                values,
+            )
+            .resource_properties(logical_id)
+            .map_err(|e| e.to_string())
+        };
+        let mut plan = plan::plan_update(&inputs, values, &evaluate);
+        let outputs_changed = {
+            let values = engine::PlanValues::new(&current, exports);
+            let evaluator = template::Evaluator::new(
+                &prepared.template,
+                &prepared.params,
+                &prepared.pseudo,
+                &prepared.resolved,
+                &values,
+            );
+            let new: Vec<Output> = prepared
+                .resolved
+                .outputs
+                .keys()
+                .filter_map(|k| {
+                    evaluator.output(k).ok().map(|o| Output {
+                        key: k.clone(),
+                        value: o.value,
+                        description: o.description,
+                        export_name: o.export_name,
+                    })
+                })
+                .collect();
+            new.len() != prepared.resolved.outputs.len() || new != old_outputs
+        };
+        let tags_changed = tags.is_some_and(|t| t != old_tags.as_slice());
+        let arns_changed = notification_arns.is_some_and(|a| a != old_arns.as_slice());
+        plan.other_changes = outputs_changed
+            || !changed_parameters.is_empty()
+            || prepared.shown.len() != old_params.len()
+            || tags_changed
+            || arns_changed;
+        Ok(plan)
+    }
+
+    /// Registers an operation on the stack and starts its task; returns its control.
+    fn start(&self, stack: StackRef, control: Arc<OperationControl>, op: Operation) {
+        Runner::spawn(self.shared.clone(), stack, control, op);
+    }
+
+    // ------------------------------------------------------------------- CreateStack
+
+    /// CreateStack: validates the request and template synchronously, then creates every
+    /// resource; answers once the stack is terminal (or held by a fault) with its StackId.
+    pub async fn create_stack(
+        &self,
+        scope: &Scope,
+        input: CreateStackInput,
+    ) -> Result<String, Error> {
+        Self::check_new_stack_name(&input.stack_name)?;
+        check_policy_source(&input.stack_policy_body, &input.stack_policy_url)?;
+        let body = self.template_text(&input.template, None)?;
+        let template = self.parse(&body)?;
+        let existing = {
+            let state = self.shared.lock();
+            state
+                .region_ref(scope)
+                .and_then(|r| r.find(&input.stack_name))
+                .map(|s| (s.record.stack_id.clone(), s.record.status))
+        };
+        let stack_id = match existing {
+            Some((id, StackStatus::ReviewInProgress)) => id,
+            Some(_) => {
+                return Err(Error::AlreadyExists(format!(
+                    "Stack [{}] already exists",
+                    input.stack_name
+                )))
+            }
+            None => self.new_stack_id(scope, &input.stack_name),
+        };
+        let prepared = self.prepare(
+            scope,
+            template,
+            &input.stack_name,
+            &stack_id,
+            &input.parameters,
+            None,
+            &input.capabilities,
+            &input.notification_arns,
+            input.resource_types.as_deref(),
+        )?;
+        let stack_policy_body = match &input.stack_policy_url {
+            Some(url) => Some(source::fetch_url(&self.deps().s3, url)?),
+            None => input.stack_policy_body.clone(),
+        };
+        let now = self.deps().clock.now();
+        let on_failure = match (input.on_failure, input.disable_rollback) {
+            (Some(_), Some(_)) => {
+                return Err(Error::validation(
+                    "You cannot specify both OnFailure and DisableRollback",
+                ))
+            }
+            (Some(f), None) => f,
+            (None, Some(true)) => OnFailure::DoNothing,
+            (None, _) => OnFailure::Rollback,
+        };
+        let control = Arc::new(OperationControl::new());
+        let stack = StackRef {
+            scope: scope.clone(),
+            stack_id: stack_id.clone(),
+            stack_name: input.stack_name.clone(),
+        };
+        {
+            let mut state = self.shared.lock();
+            let storage = &self.deps().storage;
+            let region = state.region(scope);
+            match region.find(&input.stack_name) {
+                Some(s)
+                    if s.record.stack_id != stack_id
+                        || s.record.status != StackStatus::ReviewInProgress =>
+                {
+                    return Err(Error::AlreadyExists(format!(
+                        "Stack [{}] already exists",
+                        input.stack_name
+                    )))
+                }
+                _ => {}
+            }
+            let record = StackRecord {
+                stack_id: stack_id.clone(),
+                stack_name: input.stack_name.clone(),
+                status: StackStatus::CreateInProgress,
+                status_reason: Some(USER_INITIATED.to_string()),
+                creation_time: now,
+                last_updated_time: None,
+                deletion_time: None,
+                change_set_id: None,
+                template_body: body,
+                description: prepared.template.description().map(str::to_string),
+                bound_parameters: serde_json::to_value(&prepared.params).ok(),
+                parameters: prepared.shown.clone(),
+                capabilities: input.capabilities.clone(),
+                notification_arns: input.notification_arns.clone(),
+                tags: input.tags.clone(),
+                outputs: Vec::new(),
+                disable_rollback: on_failure == OnFailure::DoNothing,
+                timeout_in_minutes: input.timeout_in_minutes,
+                role_arn: input.role_arn.clone(),
+                enable_termination_protection: input.enable_termination_protection,
+                stack_policy_body,
+                rollback_configuration: input.rollback_configuration.clone().unwrap_or_default(),
+                retain_except_on_create: input.retain_except_on_create,
+                imports: Vec::new(),
+                journal: None,
+            };
+            // A stack waiting in REVIEW_IN_PROGRESS is taken over; its change sets go obsolete.
+            let mut entry = match region.stacks.shift_remove(&stack_id) {
+                Some(mut old) => {
+                    old.record = record;
+                    old.template = Some(prepared.template.clone());
+                    old
+                }
+                None => StackEntry::new(record, Some(prepared.template.clone())),
+            };
+            for cs in region.change_sets.values_mut() {
+                if cs.record.stack_id == stack_id
+                    && cs.record.execution_status == ExecutionStatus::Available
+                {
+                    cs.record.execution_status = ExecutionStatus::Obsolete;
+                    cs.save(storage);
+                }
+            }
+            entry.operation = Some(control.clone());
+            entry.push_event(
+                storage,
+                &self.deps().ids,
+                now,
+                &input.stack_name,
+                &stack_id,
+                STACK_TYPE,
+                StackStatus::CreateInProgress.as_str(),
+                Some(USER_INITIATED.to_string()),
+                None,
+            );
+            entry.save(storage);
+            region
+                .live
+                .insert(input.stack_name.clone(), stack_id.clone());
+            region.stacks.insert(stack_id.clone(), entry);
+        }
+        let exec = Exec {
+            template: prepared.template,
+            params: prepared.params,
+            pseudo: prepared.pseudo,
+            resolved: prepared.resolved,
+        };
+        self.start(
+            stack,
+            control.clone(),
+            Operation::Create {
+                exec,
+                on_failure,
+                change_set_id: None,
+            },
+        );
+        control.settled().await;
+        Ok(stack_id)
+    }
+
+    // ------------------------------------------------------------------- UpdateStack
+
+    /// UpdateStack: the same planning as an UPDATE change set, executed at once; `No updates
+    /// are to be performed.` when nothing changes. Answers once the stack is terminal.
+    pub async fn update_stack(
+        &self,
+        scope: &Scope,
+        input: UpdateStackInput,
+    ) -> Result<String, Error> {
+        check_policy_source(&input.stack_policy_body, &input.stack_policy_url)?;
+        let (stack_id, stack_name, previous_body, previous_params, old_tags, old_arns) =
+            self.updatable(scope, &input.stack_name)?;
+        let body = self.template_text(&input.template, Some(&previous_body))?;
+        let template = self.parse(&body)?;
+        let previous = previous_params
+            .as_ref()
+            .and_then(|v| serde_json::from_value::<BoundParameters>(v.clone()).ok());
+        let arns = input.notification_arns.clone().unwrap_or(old_arns);
+        let prepared = self.prepare(
+            scope,
+            template,
+            &stack_name,
+            &stack_id,
+            &input.parameters,
+            previous.as_ref(),
+            &input.capabilities,
+            &arns,
+            input.resource_types.as_deref(),
+        )?;
+        let plan = self.plan_update(
+            scope,
+            &stack_id,
+            &prepared,
+            input.tags.as_deref(),
+            input.notification_arns.as_deref(),
+        )?;
+        if plan.is_empty() {
+            return Err(Error::validation(NO_UPDATES));
+        }
+        let stack_policy = match &input.stack_policy_url {
+            Some(url) => Some(source::fetch_url(&self.deps().s3, url)?),
+            None => input.stack_policy_body.clone(),
+        };
+        let tags = input.tags.clone().unwrap_or(old_tags);
+        let update = PendingUpdate {
+            body,
+            prepared,
+            plan,
+            capabilities: input.capabilities.clone(),
+            tags,
+            notification_arns: arns,
+            disable_rollback: input.disable_rollback.unwrap_or(false),
+            change_set_id: None,
+            stack_policy,
+            rollback_configuration: input.rollback_configuration.clone(),
+            role_arn: input.role_arn.clone(),
+        };
+        let control = self.begin_update(scope, &stack_id, update)?;
+        control.settled().await;
+        Ok(stack_id)
+    }
+
+    /// The stack `name_or_id` if it may be updated now: (id, name, template, bound parameters,
+    /// tags, notification ARNs).
+    #[allow(clippy::type_complexity)]
+    fn updatable(
+        &self,
+        scope: &Scope,
+        name_or_id: &str,
+    ) -> Result<(String, String, String, Option<Value>, Vec<Tag>, Vec<String>), Error> {
+        let state = self.shared.lock();
+        let entry = state
+            .region_ref(scope)
+            .and_then(|r| r.find(name_or_id))
+            .ok_or_else(|| Error::validation(stack_does_not_exist(name_or_id)))?;
+        let r = &entry.record;
+        if !r.status.is_updatable() || entry.operation.is_some() {
+            return Err(Error::validation(cannot_be_updated(
+                &r.stack_id,
+                r.status.as_str(),
+            )));
+        }
+        Ok((
+            r.stack_id.clone(),
+            r.stack_name.clone(),
+            r.template_body.clone(),
+            r.bound_parameters.clone(),
+            r.tags.clone(),
+            r.notification_arns.clone(),
+        ))
+    }
+
+    /// Moves the stack to UPDATE_IN_PROGRESS with a fresh journal and starts the update task.
+    fn begin_update(
+        &self,
+        scope: &Scope,
+        stack_id: &str,
+        update: PendingUpdate,
+    ) -> Result<Arc<OperationControl>, Error> {
+        let now = self.deps().clock.now();
+        let control = Arc::new(OperationControl::new());
+        let stack_name = {
+            let mut state = self.shared.lock();
+            let storage = &self.deps().storage;
+            let region = state.region(scope);
+            let entry = region
+                .stack_mut(stack_id)
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_id)))?;
+            let status = entry.record.status;
+            if !status.is_updatable() || entry.operation.is_some() {
+                return Err(Error::validation(cannot_be_updated(
+                    stack_id,
+                    status.as_str(),
+                )));
+            }
+            let journal = engine::new_journal(entry);
+            let r = &mut entry.record;
+            r.journal = Some(Box::new(journal));
+            r.status = StackStatus::UpdateInProgress;
+            r.status_reason = Some(USER_INITIATED.to_string());
+            r.last_updated_time = Some(now);
+            r.template_body = update.body.clone();
+            r.description = update.prepared.template.description().map(str::to_string);
+            r.bound_parameters = serde_json::to_value(&update.prepared.params).ok();
+            r.parameters = update.prepared.shown.clone();
+            r.capabilities = update.capabilities.clone();
+            r.tags = update.tags.clone();
+            r.notification_arns = update.notification_arns.clone();
+            r.disable_rollback = update.disable_rollback;
+            if let Some(id) = &update.change_set_id {
+                r.change_set_id = Some(id.clone());
+            }
+            if let Some(policy) = &update.stack_policy {
+                r.stack_policy_body = Some(policy.clone());
+            }
+            if let Some(rc) = &update.rollback_configuration {
+                r.rollback_configuration = rc.clone();
+            }
+            if update.role_arn.is_some() {
+                r.role_arn = update.role_arn.clone();
+            }
+            let stack_name = r.stack_name.clone();
+            entry.template = Some(update.prepared.template.clone());
+            entry.operation = Some(control.clone());
+            entry.push_event(
+                storage,
+                &self.deps().ids,
+                now,
+                &stack_name,
+                stack_id,
+                STACK_TYPE,
+                StackStatus::UpdateInProgress.as_str(),
+                Some(USER_INITIATED.to_string()),
+                None,
+            );
+            entry.save(storage);
+            // Other change sets of the stack can no longer be executed.
+            for cs in region.change_sets.values_mut() {
+                if cs.record.stack_id == stack_id
+                    && cs.record.execution_status == ExecutionStatus::Available
+                    && Some(&cs.record.change_set_id) != update.change_set_id.as_ref()
+                {
+                    cs.record.execution_status = ExecutionStatus::Obsolete;
+                    cs.save(storage);
+                }
+            }
+            stack_name
+        };
+        let exec = Exec {
+            template: update.prepared.template,
+            params: update.prepared.params,
+            pseudo: update.prepared.pseudo,
+            resolved: update.prepared.resolved,
+        };
+        self.start(
+            StackRef {
+                scope: scope.clone(),
+                stack_id: stack_id.to_string(),
+                stack_name,
+            },
+            control.clone(),
+            Operation::Update {
+                exec,
+                planned: update.plan.modified,
+                disable_rollback: update.disable_rollback,
+                change_set_id: update.change_set_id,
+            },
+        );
+        Ok(control)
+    }
+
+    // ------------------------------------------------------------------- DeleteStack
+
+    /// DeleteStack: unknown or deleted stacks succeed silently; a REVIEW_IN_PROGRESS stack goes
+    /// straight to DELETE_COMPLETE; a stack whose exports are imported returns to its status
+    /// with the reason (no API error); otherwise every resource is deleted in reverse order.
+    pub async fn delete_stack(&self, scope: &Scope, input: DeleteStackInput) -> Result<(), Error> {
+        let now = self.deps().clock.now();
+        let control = Arc::new(OperationControl::new());
+        let stack = {
+            let mut state = self.shared.lock();
+            let storage = &self.deps().storage;
+            let ids = &self.deps().ids;
+            let region = state.region(scope);
+            let Some(stack_id) = region.find_id(&input.stack_name).map(str::to_string) else {
+                return Ok(());
+            };
+            let in_use = region.exports_in_use(&stack_id);
+            let Some(entry) = region.stack_mut(&stack_id) else {
+                return Ok(());
+            };
+            let status = entry.record.status;
+            let name = entry.record.stack_name.clone();
+            if status == StackStatus::DeleteComplete {
+                return Ok(());
+            }
+            if entry.record.enable_termination_protection {
+                return Err(Error::validation(format!(
+                    "Stack [{name}] cannot be deleted while TerminationProtection is enabled"
+                )));
+            }
+            if entry.operation.is_some()
+                || (status.is_in_progress() && status != StackStatus::ReviewInProgress)
+            {
+                return Err(Error::validation(format!(
+                    "Stack [{name}] cannot be deleted while in status {status}"
+                )));
+            }
+            if status == StackStatus::ReviewInProgress {
+                entry.record.status = StackStatus::DeleteComplete;
+                entry.record.status_reason = None;
+                entry.record.deletion_time = Some(now);
+                entry.push_event(
+                    storage,
+                    ids,
+                    now,
+                    &name,
+                    &stack_id,
+                    STACK_TYPE,
+                    StackStatus::DeleteComplete.as_str(),
+                    None,
+                    None,
+                );
+                entry.save(storage);
+                region.live.remove(&name);
+                region.change_sets.retain(|id, cs| {
+                    let keep = cs.record.stack_id != stack_id;
+                    if !keep {
+                        storage.delete(store::CHANGE_SETS, id);
+                    }
+                    keep
+                });
+                return Ok(());
+            }
+            entry.record.status = StackStatus::DeleteInProgress;
+            entry.record.status_reason = Some(USER_INITIATED.to_string());
+            entry.push_event(
+                storage,
+                ids,
+                now,
+                &name,
+                &stack_id,
+                STACK_TYPE,
+                StackStatus::DeleteInProgress.as_str(),
+                Some(USER_INITIATED.to_string()),
+                None,
+            );
+            if !in_use.is_empty() {
+                let (export, users) = &in_use[0];
+                let reason = format!(
+                    "Export {export} cannot be deleted as it is in use by {}",
+                    users.join(" and ")
+                );
+                if let Err(err) = StackStatus::DeleteInProgress.transition(status) {
+                    tracing::error!(%err, "stack state machine");
+                }
+                entry.record.status = status;
+                entry.record.status_reason = Some(reason.clone());
+                entry.push_event(
+                    storage,
+                    ids,
+                    now,
+                    &name,
+                    &stack_id,
+                    STACK_TYPE,
+                    status.as_str(),
+                    Some(reason),
+                    None,
+                );
+                entry.save(storage);
+                return Ok(());
+            }
+            entry.operation = Some(control.clone());
+            entry.save(storage);
+            StackRef {
+                scope: scope.clone(),
+                stack_id,
+                stack_name: name,
+            }
+        };
+        let retain = input.retain_resources;
+        self.start(stack, control.clone(), Operation::Delete { retain });
+        control.settled().await;
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------- reads
+
+    /// DescribeStacks: one stack (by name: live only; by id: deleted too), or every live stack,
+    /// newest first.
+    pub fn describe_stacks(
+        &self,
+        scope: &Scope,
+        stack_name: Option<&str>,
+        next_token: Option<&str>,
+    ) -> Result<Page<StackRecord>, Error> {
+        let state = self.shared.lock();
+        let region = state.region_ref(scope);
+        if let Some(name) = stack_name {
+            let entry = region
+                .and_then(|r| r.find(name))
+                .ok_or_else(|| Error::validation(stack_id_does_not_exist(name)))?;
+            return Ok(Page {
+                items: vec![entry.record.clone()],
+                next_token: None,
+            });
+        }
+        let offset = store::page_offset(next_token)?;
+        let all: Vec<&StackEntry> = region
+            .map(|r| {
+                r.stacks
+                    .values()
+                    .rev()
+                    .filter(|s| s.record.status != StackStatus::DeleteComplete)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let page = store::paginate(&all, offset, PAGE_SIZE);
+        Ok(Page {
+            items: page.items.iter().map(|s| s.record.clone()).collect(),
+            next_token: page.next_token,
+        })
+    }
+
+    /// DescribeStackEvents: the stack's events, newest first, 100 a page.
+    pub fn describe_stack_events(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        next_token: Option<&str>,
+    ) -> Result<StackEvents, Error> {
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let entry = state
+            .region_ref(scope)
+            .and_then(|r| r.find(stack_name))
+            .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?;
+        let total = entry.events.len();
+        let start = offset.min(total);
+        let end = (offset + PAGE_SIZE).min(total);
+        let items: Vec<StackEventRecord> = entry.events[..total - start]
+            .iter()
+            .rev()
+            .take(end - start)
+            .cloned()
+            .collect();
+        Ok(StackEvents {
+            stack_id: entry.record.stack_id.clone(),
+            stack_name: entry.record.stack_name.clone(),
+            page: Page {
+                items,
+                next_token: (end < total).then(|| format!("cumulo-{end}")),
+            },
+        })
+    }
+
+    /// DescribeStackResource: one resource of a stack.
+    pub fn describe_stack_resource(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        logical_id: &str,
+    ) -> Result<StackResourceView, Error> {
+        let state = self.shared.lock();
+        let entry = state
+            .region_ref(scope)
+            .and_then(|r| r.find(stack_name))
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?;
+        let resource = entry.resources.get(logical_id).ok_or_else(|| {
+            Error::validation(format!(
+                "Resource {logical_id} does not exist for stack {}",
+                entry.record.stack_name
+            ))
+        })?;
+        Ok(StackResourceView {
+            stack_name: entry.record.stack_name.clone(),
+            stack_id: entry.record.stack_id.clone(),
+            resource: resource.clone(),
+        })
+    }
+
+    /// DescribeStackResources: a stack's resources (optionally one logical id), or the stack
+    /// owning a physical id.
+    pub fn describe_stack_resources(
+        &self,
+        scope: &Scope,
+        stack_name: Option<&str>,
+        logical_id: Option<&str>,
+        physical_id: Option<&str>,
+    ) -> Result<Vec<StackResourceView>, Error> {
+        let state = self.shared.lock();
+        let region = state.region_ref(scope);
+        let entry = match (stack_name, physical_id) {
+            (Some(name), _) => region
+                .and_then(|r| r.find(name))
+                .ok_or_else(|| Error::validation(stack_id_does_not_exist(name)))?,
+            (None, Some(physical)) => region
+                .and_then(|r| {
+                    r.stacks.values().rev().find(|s| {
+                        s.resources
+                            .values()
+                            .any(|res| res.physical_id.as_deref() == Some(physical))
+                    })
+                })
+                .ok_or_else(|| Error::validation(format!("Stack for {physical} does not exist")))?,
+            (None, None) => {
+                return Err(Error::validation(
+                    "Either StackName or PhysicalResourceId must be specified.",
+                ))
+            }
+        };
+        Ok(entry
+            .resources
+            .values()
+            .filter(|r| logical_id.is_none_or(|l| r.logical_id == l))
+            .map(|r| StackResourceView {
+                stack_name: entry.record.stack_name.clone(),
+                stack_id: entry.record.stack_id.clone(),
+                resource: r.clone(),
+            })
+            .collect())
+    }
+
+    /// ListStackResources: a stack's resources, 100 a page.
+    pub fn list_stack_resources(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        next_token: Option<&str>,
+    ) -> Result<Page<ResourceRecord>, Error> {
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let entry = state
+            .region_ref(scope)
+            .and_then(|r| r.find(stack_name))
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?;
+        let all: Vec<&ResourceRecord> = entry.resources.values().collect();
+        let page = store::paginate(&all, offset, PAGE_SIZE);
+        Ok(Page {
+            items: page.items.into_iter().cloned().collect(),
+            next_token: page.next_token,
+        })
+    }
+
+    /// ListStacks: every stack (deleted ones too), newest first, filtered by status.
+    pub fn list_stacks(
+        &self,
+        scope: &Scope,
+        status_filter: &[String],
+        next_token: Option<&str>,
+    ) -> Result<Page<StackSummary>, Error> {
+        let mut filter = Vec::new();
+        for s in status_filter {
+            let status = StackStatus::parse(s).ok_or_else(|| {
+                Error::validation(format!(
+                    "1 validation error detected: Value '[{s}]' at 'stackStatusFilter' failed to satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [{}]]",
+                    StackStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+            filter.push(status);
+        }
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let all: Vec<StackSummary> = state
+            .region_ref(scope)
+            .map(|r| {
+                r.stacks
+                    .values()
+                    .rev()
+                    .filter(|s| filter.is_empty() || filter.contains(&s.record.status))
+                    .map(|s| StackSummary {
+                        stack_id: s.record.stack_id.clone(),
+                        stack_name: s.record.stack_name.clone(),
+                        template_description: s.record.description.clone(),
+                        creation_time: s.record.creation_time,
+                        last_updated_time: s.record.last_updated_time,
+                        deletion_time: s.record.deletion_time,
+                        status: s.record.status,
+                        status_reason: s.record.status_reason.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(store::paginate(&all, offset, PAGE_SIZE))
+    }
+
+    /// GetTemplate: a stack's (or change set's) template, Original (as sent: YAML stays YAML)
+    /// or Processed (after AWS::LanguageExtensions, as JSON).
+    pub fn get_template(
+        &self,
+        scope: &Scope,
+        stack_name: Option<&str>,
+        change_set_name: Option<&str>,
+        stage: Option<&str>,
+    ) -> Result<TemplateOutput, Error> {
+        let processed = match stage {
+            None | Some("Original") => false,
+            Some("Processed") => true,
+            Some(other) => {
+                return Err(Error::validation(format!(
+                    "1 validation error detected: Value '{other}' at 'templateStage' failed to satisfy constraint: Member must satisfy enum value set: [Original, Processed]"
+                )))
+            }
+        };
+        let body = {
+            let state = self.shared.lock();
+            let region = state.region_ref(scope);
+            match change_set_name {
+                Some(cs_name) => {
+                    let stack_id = match stack_name {
+                        Some(n) => Some(
+                            region
+                                .and_then(|r| r.find_id(n))
+                                .ok_or_else(|| Error::validation(stack_does_not_exist(n)))?
+                                .to_string(),
+                        ),
+                        None => None,
+                    };
+                    if stack_id.is_none() && !cs_name.starts_with("arn:") {
+                        return Err(Error::validation(
+                            "StackName must be specified if ChangeSetName is not specified as an ARN.",
+                        ));
+                    }
+                    region
+                        .and_then(|r| r.find_change_set(cs_name, stack_id.as_deref()))
+                        .ok_or_else(|| {
+                            Error::ChangeSetNotFound(change_set_does_not_exist(cs_name))
+                        })?
+                        .record
+                        .template_body
+                        .clone()
+                }
+                None => {
+                    let name = stack_name.ok_or_else(|| {
+                        Error::validation(
+                            "StackName is required if ChangeSetName is not specified.",
+                        )
+                    })?;
+                    region
+                        .and_then(|r| r.find(name))
+                        .ok_or_else(|| Error::validation(stack_id_does_not_exist(name)))?
+                        .record
+                        .template_body
+                        .clone()
+                }
+            }
+        };
+        let body = if processed && !body.is_empty() {
+            let template = self.parse(&body)?;
+            serde_json::to_string(&template.processed()).unwrap_or(body)
+        } else {
+            body
+        };
+        Ok(TemplateOutput {
+            body,
+            stages_available: vec!["Original".into(), "Processed".into()],
+        })
+    }
+
+    /// GetTemplateSummary of a template (body or URL) or of a stack's template.
+    pub fn get_template_summary(
+        &self,
+        scope: &Scope,
+        source: TemplateSource,
+        stack_name: Option<&str>,
+        stack_set_name: Option<&str>,
+    ) -> Result<TemplateSummary, Error> {
+        if stack_set_name.is_some() {
+            return Err(Error::NotImplemented(
+                "Cumulo does not implement stack sets".to_string(),
+            ));
+        }
+        let given = [
+            source.body.is_some(),
+            source.url.is_some(),
+            stack_name.is_some(),
+        ]
+        .iter()
+        .filter(|g| **g)
+        .count();
+        if given != 1 {
+            return Err(Error::validation(
+                "Exactly one of TemplateBody, TemplateUrl, StackName or StackSetName must be specified.",
+            ));
+        }
+        let template = match stack_name {
+            Some(name) => {
+                let state = self.shared.lock();
+                let entry = state
+                    .region_ref(scope)
+                    .and_then(|r| r.find(name))
+                    .ok_or_else(|| Error::validation(stack_id_does_not_exist(name)))?;
+                if entry.record.status == StackStatus::ReviewInProgress {
+                    return Err(Error::validation(
+                        "GetTemplateSummary cannot be called on REVIEW_IN_PROGRESS stacks.",
+                    ));
+                }
+                self.stack_template(entry)?
+            }
+            None => self.parse(&self.template_text(&source, None)?)?,
+        };
+        Ok(summarize(&template))
+    }
+
+    /// ValidateTemplate: parses and statically checks a template; answers its parameters,
+    /// description, capabilities (with the reason) and declared transforms.
+    pub fn validate_template(
+        &self,
+        scope: &Scope,
+        source: TemplateSource,
+    ) -> Result<TemplateSummary, Error> {
+        let _ = scope;
+        let body = self.template_text(&source, None)?;
+        Ok(summarize(&self.parse(&body)?))
+    }
+
+    // ------------------------------------------------------------------- change sets
+
+    /// CreateChangeSet: template errors, parameter errors and missing capabilities are
+    /// synchronous errors; otherwise the change set is computed at once (CREATE_COMPLETE /
+    /// AVAILABLE, or FAILED / UNAVAILABLE with "no changes"). A CREATE change set makes the stack
+    /// (REVIEW_IN_PROGRESS). Answers (change-set id, stack id).
+    pub async fn create_change_set(
+        &self,
+        scope: &Scope,
+        input: CreateChangeSetInput,
+    ) -> Result<(String, String), Error> {
+        if !is_plain_name(&input.change_set_name) || input.change_set_name.len() > 128 {
+            return Err(Error::validation(format!(
+                "1 validation error detected: Value '{}' at 'changeSetName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z][-a-zA-Z0-9]*",
+                input.change_set_name
+            )));
+        }
+        let existing = {
+            let state = self.shared.lock();
+            state
+                .region_ref(scope)
+                .and_then(|r| r.find(&input.stack_name))
+                .map(|s| {
+                    (
+                        s.record.stack_id.clone(),
+                        s.record.stack_name.clone(),
+                        s.record.status,
+                        s.record.template_body.clone(),
+                        s.record.bound_parameters.clone(),
+                        s.operation.is_some(),
+                    )
+                })
+        };
+        let (stack_id, stack_name, previous_body, previous_params, new_stack) = match (
+            input.change_set_type,
+            existing,
+        ) {
+            (ChangeSetType::Create, Some((id, name, StackStatus::ReviewInProgress, _, _, _))) => {
+                (id, name, None, None, false)
+            }
+            (ChangeSetType::Create, Some(_)) => {
+                return Err(Error::validation(format!(
+                "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
+                input.stack_name, input.change_set_name
+            )))
+            }
+            (ChangeSetType::Create, None) => {
+                if input.stack_name.starts_with("arn:") {
+                    return Err(Error::validation(format!(
+                            "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
+                            input.stack_name, input.change_set_name
+                        )));
+                }
+                Self::check_new_stack_name(&input.stack_name)?;
+                (
+                    self.new_stack_id(scope, &input.stack_name),
+                    input.stack_name.clone(),
+                    None,
+                    None,
+                    true,
+                )
+            }
+            (ChangeSetType::Update, None) => {
+                return Err(Error::validation(stack_does_not_exist(&input.stack_name)))
+            }
+            (ChangeSetType::Update, Some((id, name, status, body, params, busy))) => {
+                if !status.is_updatable() || busy {
+                    return Err(Error::validation(cannot_be_updated(&id, status.as_str())));
+                }
+                (id, name, Some(body), params, false)
+            }
+        };
+        // A name is taken while a change set of that name can still be executed; the name of
+        // an executed, failed or obsolete one may be used again (the CLI names its change sets
+        // after the current second).
+        {
+            let state = self.shared.lock();
+            let taken = state.region_ref(scope).is_some_and(|r| {
+                r.change_sets.values().any(|cs| {
+                    cs.record.stack_id == stack_id
+                        && cs.record.change_set_name == input.change_set_name
+                        && cs.record.execution_status == ExecutionStatus::Available
+                })
+            });
+            if taken {
+                return Err(Error::AlreadyExists(format!(
+                    "ChangeSet [{}] already exists",
+                    input.change_set_name
+                )));
+            }
+        }
+        let body = self.template_text(&input.template, previous_body.as_deref())?;
+        let template = self.parse(&body)?;
+        let previous = previous_params
+            .as_ref()
+            .and_then(|v| serde_json::from_value::<BoundParameters>(v.clone()).ok());
+        let arns = input.notification_arns.clone().unwrap_or_default();
+        let prepared = self.prepare(
+            scope,
+            template,
+            &stack_name,
+            &stack_id,
+            &input.parameters,
+            previous.as_ref(),
+            &input.capabilities,
+            &arns,
+            input.resource_types.as_deref(),
+        )?;
+        let plan = match input.change_set_type {
+            ChangeSetType::Create => plan::plan_create(&prepared.resolved),
+            ChangeSetType::Update => self.plan_update(
+                scope,
+                &stack_id,
+                &prepared,
+                input.tags.as_deref(),
+                input.notification_arns.as_deref(),
+            )?,
+        };
+        let now = self.deps().clock.now();
+        let change_set_id = scope.arn(
+            "cloudformation",
+            &format!(
+                "changeSet/{}/{}",
+                input.change_set_name,
+                self.deps().ids.uuid()
+            ),
+        );
+        let empty = plan.is_empty();
+        let record = ChangeSetRecord {
+            change_set_id: change_set_id.clone(),
+            change_set_name: input.change_set_name.clone(),
+            stack_id: stack_id.clone(),
+            stack_name: stack_name.clone(),
+            description: input.description.clone(),
+            status: if empty {
+                ChangeSetStatus::Failed
+            } else {
+                ChangeSetStatus::CreateComplete
+            },
+            execution_status: if empty {
+                ExecutionStatus::Unavailable
+            } else {
+                ExecutionStatus::Available
+            },
+            status_reason: empty.then(|| NO_CHANGES.to_string()),
+            creation_time: now,
+            change_set_type: input.change_set_type,
+            template_body: body,
+            bound_parameters: serde_json::to_value(&prepared.params).ok(),
+            parameters: prepared.shown.clone(),
+            capabilities: input.capabilities.clone(),
+            tags: input.tags.clone(),
+            notification_arns: input.notification_arns.clone(),
+            rollback_configuration: input.rollback_configuration.clone().unwrap_or_default(),
+            role_arn: input.role_arn.clone(),
+            on_stack_failure: input.on_stack_failure,
+            include_nested_stacks: input.include_nested_stacks,
+            changes: plan.changes.clone(),
+        };
+        let mut state = self.shared.lock();
+        let storage = &self.deps().storage;
+        let region = state.region(scope);
+        if new_stack {
+            if region.find(&stack_name).is_some() {
+                return Err(Error::validation(format!(
+                    "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
+                    input.stack_name, input.change_set_name
+                )));
+            }
+            let stack = StackRecord {
+                stack_id: stack_id.clone(),
+                stack_name: stack_name.clone(),
+                status: StackStatus::ReviewInProgress,
+                status_reason: Some(USER_INITIATED.to_string()),
+                creation_time: now,
+                last_updated_time: None,
+                deletion_time: None,
+                change_set_id: None,
+                template_body: String::new(),
+                description: None,
+                bound_parameters: None,
+                parameters: Vec::new(),
+                capabilities: Vec::new(),
+                notification_arns: Vec::new(),
+                tags: input.tags.clone().unwrap_or_default(),
+                outputs: Vec::new(),
+                disable_rollback: false,
+                timeout_in_minutes: None,
+                role_arn: None,
+                enable_termination_protection: false,
+                stack_policy_body: None,
+                rollback_configuration: RollbackConfiguration::default(),
+                retain_except_on_create: false,
+                imports: Vec::new(),
+                journal: None,
+            };
+            let mut entry = StackEntry::new(stack, None);
+            entry.push_event(
+                storage,
+                &self.deps().ids,
+                now,
+                &stack_name,
+                &stack_id,
+                STACK_TYPE,
+                StackStatus::ReviewInProgress.as_str(),
+                Some(USER_INITIATED.to_string()),
+                None,
+            );
+            entry.save(storage);
+            region.live.insert(stack_name.clone(), stack_id.clone());
+            region.stacks.insert(stack_id.clone(), entry);
+        }
+        let entry = ChangeSetEntry {
+            record,
+            template: Some(prepared.template.clone()),
+            plan: Some(Arc::new(plan)),
+        };
+        entry.save(storage);
+        region.change_sets.insert(change_set_id.clone(), entry);
+        Ok((change_set_id, stack_id))
+    }
+
+    /// Finds a change set as DescribeChangeSet / ExecuteChangeSet / DeleteChangeSet do.
+    fn find_change_set<'a>(
+        region: Option<&'a store::Region>,
+        name: &str,
+        stack_name: Option<&str>,
+    ) -> Result<&'a ChangeSetEntry, Error> {
+        let stack_id = match stack_name {
+            Some(s) => Some(
+                region
+                    .and_then(|r| r.find_id(s))
+                    .ok_or_else(|| Error::validation(stack_does_not_exist(s)))?,
+            ),
+            None => None,
+        };
+        if stack_id.is_none() && !name.starts_with("arn:") {
+            return Err(Error::validation(
+                "StackName must be specified if ChangeSetName is not specified as an ARN.",
+            ));
+        }
+        region
+            .and_then(|r| r.find_change_set(name, stack_id))
+            .ok_or_else(|| Error::ChangeSetNotFound(change_set_does_not_exist(name)))
+    }
+
+    /// DescribeChangeSet: the change set and one page of its changes.
+    pub fn describe_change_set(
+        &self,
+        scope: &Scope,
+        change_set_name: &str,
+        stack_name: Option<&str>,
+        next_token: Option<&str>,
+    ) -> Result<(ChangeSetRecord, Page<ResourceChange>), Error> {
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let entry = Self::find_change_set(state.region_ref(scope), change_set_name, stack_name)?;
+        let page = store::paginate(&entry.record.changes, offset, PAGE_SIZE);
+        Ok((entry.record.clone(), page))
+    }
+
+    /// ExecuteChangeSet: runs a CREATE (the stack leaves REVIEW_IN_PROGRESS) or UPDATE change
+    /// set; answers once the stack is terminal (or held by a fault).
+    pub async fn execute_change_set(
+        &self,
+        scope: &Scope,
+        input: ExecuteChangeSetInput,
+    ) -> Result<(), Error> {
+        let (record, template, plan, stack_status) = {
+            let state = self.shared.lock();
+            let region = state.region_ref(scope);
+            let entry =
+                Self::find_change_set(region, &input.change_set_name, input.stack_name.as_deref())?;
+            let r = &entry.record;
+            if r.status != ChangeSetStatus::CreateComplete {
+                return Err(Error::InvalidChangeSetStatus(format!(
+                    "ChangeSet [{}] cannot be executed in its current status of [{}]",
+                    r.change_set_id, r.status
+                )));
+            }
+            if r.execution_status != ExecutionStatus::Available {
+                return Err(Error::InvalidChangeSetStatus(format!(
+                    "ChangeSet [{}] cannot be executed in its current execution status of [{}]",
+                    r.change_set_id, r.execution_status
+                )));
+            }
+            let stack = region
+                .and_then(|reg| reg.stacks.get(&r.stack_id))
+                .ok_or_else(|| Error::validation(stack_does_not_exist(&r.stack_name)))?;
+            (
+                r.clone(),
+                entry.template.clone(),
+                entry.plan.clone(),
+                (stack.record.status, stack.operation.is_some()),
+            )
+        };
+        let template = match template {
+            Some(t) => t,
+            None => self.parse(&record.template_body)?,
+        };
+        let params: BoundParameters = record
+            .bound_parameters
+            .clone()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .ok_or_else(|| Error::validation("the change set's parameters cannot be read"))?;
+        let pseudo = Pseudo {
+            account_id: scope.account.clone(),
+            region: scope.region.clone(),
+            stack_name: record.stack_name.clone(),
+            stack_id: record.stack_id.clone(),
+            notification_arns: record.notification_arns.clone().unwrap_or_default(),
+        };
+        let resolved = Arc::new(
+            template
+                .resolve(&params, &pseudo)
+                .map_err(|e| Error::validation(e.to_string()))?,
+        );
+        let prepared = Prepared {
+            template,
+            shown: record.parameters.clone(),
+            params,
+            resolved,
+            pseudo,
+        };
+        // The change set's own record says what it modifies (the cached plan is not durable).
+        let plan = plan.map(|p| (*p).clone()).unwrap_or_else(|| Plan {
+            changes: record.changes.clone(),
+            modified: record
+                .changes
+                .iter()
+                .filter(|c| c.action == ChangeAction::Modify)
+                .map(|c| c.logical_id.clone())
+                .collect(),
+            other_changes: true,
+        });
+        match record.change_set_type {
+            ChangeSetType::Create => {
+                if stack_status.0 != StackStatus::ReviewInProgress || stack_status.1 {
+                    return Err(Error::InvalidChangeSetStatus(format!(
+                        "ChangeSet [{}] cannot be executed in its current execution status of [{}]",
+                        record.change_set_id,
+                        ExecutionStatus::Obsolete
+                    )));
+                }
+                self.execute_create(scope, &record, prepared, input).await
+            }
+            ChangeSetType::Update => {
+                let update = PendingUpdate {
+                    body: record.template_body.clone(),
+                    prepared,
+                    plan,
+                    capabilities: record.capabilities.clone(),
+                    tags: match &record.tags {
+                        Some(t) => t.clone(),
+                        None => self.current_tags(scope, &record.stack_id),
+                    },
+                    notification_arns: match &record.notification_arns {
+                        Some(a) => a.clone(),
+                        None => self.current_arns(scope, &record.stack_id),
+                    },
+                    disable_rollback: input.disable_rollback.unwrap_or(false)
+                        || record.on_stack_failure == Some(OnFailure::DoNothing),
+                    change_set_id: Some(record.change_set_id.clone()),
+                    stack_policy: None,
+                    rollback_configuration: Some(record.rollback_configuration.clone()),
+                    role_arn: record.role_arn.clone(),
+                };
+                self.set_execution(
+                    scope,
+                    &record.change_set_id,
+                    ExecutionStatus::ExecuteInProgress,
+                );
+                let control = match self.begin_update(scope, &record.stack_id, update) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.set_execution(
+                            scope,
+                            &record.change_set_id,
+                            ExecutionStatus::Available,
+                        );
+                        return Err(e);
+                    }
+                };
+                self.drop_other_change_sets(scope, &record);
+                control.settled().await;
+                Ok(())
+            }
+        }
+    }
+
+    fn current_tags(&self, scope: &Scope, stack_id: &str) -> Vec<Tag> {
+        let state = self.shared.lock();
+        state
+            .region_ref(scope)
+            .and_then(|r| r.stacks.get(stack_id))
+            .map(|s| s.record.tags.clone())
+            .unwrap_or_default()
+    }
+
+    fn current_arns(&self, scope: &Scope, stack_id: &str) -> Vec<String> {
+        let state = self.shared.lock();
+        state
+            .region_ref(scope)
+            .and_then(|r| r.stacks.get(stack_id))
+            .map(|s| s.record.notification_arns.clone())
+            .unwrap_or_default()
+    }
+
+    fn set_execution(&self, scope: &Scope, change_set_id: &str, status: ExecutionStatus) {
+        let mut state = self.shared.lock();
+        if let Some(cs) = state.region(scope).change_sets.get_mut(change_set_id) {
+            cs.record.execution_status = status;
+            cs.save(&self.deps().storage);
+        }
+    }
+
+    /// After a change set starts executing, the stack's other change sets are deleted
+    /// (ExecuteChangeSet documentation).
+    fn drop_other_change_sets(&self, scope: &Scope, executed: &ChangeSetRecord) {
+        let mut state = self.shared.lock();
+        let storage = &self.deps().storage;
+        state.region(scope).change_sets.retain(|id, cs| {
+            let keep = cs.record.stack_id != executed.stack_id || *id == executed.change_set_id;
+            if !keep {
+                storage.delete(store::CHANGE_SETS, id);
+            }
+            keep
+        });
+    }
+
+    async fn execute_create(
+        &self,
+        scope: &Scope,
+        record: &ChangeSetRecord,
+        prepared: Prepared,
+        input: ExecuteChangeSetInput,
+    ) -> Result<(), Error> {
+        let now = self.deps().clock.now();
+        let on_failure = if input.disable_rollback == Some(true) {
+            OnFailure::DoNothing
+        } else {
+            record.on_stack_failure.unwrap_or(OnFailure::Rollback)
+        };
+        let control = Arc::new(OperationControl::new());
+        let tags = record.tags.clone().unwrap_or_default();
+        {
+            let mut state = self.shared.lock();
+            let storage = &self.deps().storage;
+            let region = state.region(scope);
+            let Some(entry) = region.stack_mut(&record.stack_id) else {
+                return Err(Error::validation(stack_does_not_exist(&record.stack_name)));
+            };
+            if entry.record.status != StackStatus::ReviewInProgress || entry.operation.is_some() {
+                return Err(Error::InvalidChangeSetStatus(format!(
+                    "ChangeSet [{}] cannot be executed in its current execution status of [{}]",
+                    record.change_set_id,
+                    ExecutionStatus::Obsolete
+                )));
+            }
+            let r = &mut entry.record;
+            r.status = StackStatus::CreateInProgress;
+            r.status_reason = Some(USER_INITIATED.to_string());
+            r.change_set_id = Some(record.change_set_id.clone());
+            r.last_updated_time = Some(now);
+            r.template_body = record.template_body.clone();
+            r.description = prepared.template.description().map(str::to_string);
+            r.bound_parameters = record.bound_parameters.clone();
+            r.parameters = record.parameters.clone();
+            r.capabilities = record.capabilities.clone();
+            r.tags = tags.clone();
+            r.notification_arns = record.notification_arns.clone().unwrap_or_default();
+            r.disable_rollback = on_failure == OnFailure::DoNothing;
+            r.rollback_configuration = record.rollback_configuration.clone();
+            r.role_arn = record.role_arn.clone();
+            r.retain_except_on_create = input.retain_except_on_create.unwrap_or(false);
+            entry.template = Some(prepared.template.clone());
+            entry.operation = Some(control.clone());
+            let (name, id) = (
+                entry.record.stack_name.clone(),
+                entry.record.stack_id.clone(),
+            );
+            entry.push_event(
+                storage,
+                &self.deps().ids,
+                now,
+                &name,
+                &id,
+                STACK_TYPE,
+                StackStatus::CreateInProgress.as_str(),
+                Some(USER_INITIATED.to_string()),
+                None,
+            );
+            entry.save(storage);
+            if let Some(cs) = region.change_sets.get_mut(&record.change_set_id) {
+                cs.record.execution_status = ExecutionStatus::ExecuteInProgress;
+                cs.save(storage);
+            }
+        }
+        self.drop_other_change_sets(scope, record);
+        let exec = Exec {
+            template: prepared.template,
+            params: prepared.params,
+            pseudo: prepared.pseudo,
+            resolved: prepared.resolved,
+        };
+        self.start(
+            StackRef {
+                scope: scope.clone(),
+                stack_id: record.stack_id.clone(),
+                stack_name: record.stack_name.clone(),
+            },
+            control.clone(),
+            Operation::Create {
+                exec,
+                on_failure,
+                change_set_id: Some(record.change_set_id.clone()),
+            },
+        );
+        control.settled().await;
+        Ok(())
+    }
+
+    /// DeleteChangeSet (also allowed after execution); a change set being executed is refused.
+    pub fn delete_change_set(
+        &self,
+        scope: &Scope,
+        change_set_name: &str,
+        stack_name: Option<&str>,
+    ) -> Result<(), Error> {
+        let mut state = self.shared.lock();
+        let id = {
+            let entry =
+                Self::find_change_set(state.region_ref(scope), change_set_name, stack_name)?;
+            if entry.record.execution_status == ExecutionStatus::ExecuteInProgress {
+                return Err(Error::InvalidChangeSetStatus(
+                    "An operation on this ChangeSet is currently in progress.  Please attempt this operation again later.".to_string(),
+                ));
+            }
+            entry.record.change_set_id.clone()
+        };
+        state.region(scope).change_sets.shift_remove(&id);
+        self.deps().storage.delete(store::CHANGE_SETS, &id);
+        Ok(())
+    }
+
+    /// ListChangeSets: the stack's change sets that were not executed.
+    pub fn list_change_sets(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        next_token: Option<&str>,
+    ) -> Result<Page<ChangeSetRecord>, Error> {
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let region = state.region_ref(scope);
+        let stack_id = region
+            .and_then(|r| r.find_id(stack_name))
+            .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?;
+        let all: Vec<ChangeSetRecord> = region
+            .map(|r| {
+                r.change_sets
+                    .values()
+                    .filter(|cs| {
+                        cs.record.stack_id == stack_id
+                            && !matches!(
+                                cs.record.execution_status,
+                                ExecutionStatus::ExecuteInProgress
+                                    | ExecutionStatus::ExecuteComplete
+                                    | ExecutionStatus::ExecuteFailed
+                            )
+                    })
+                    .map(|cs| cs.record.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(store::paginate(&all, offset, PAGE_SIZE))
+    }
+
+    // ------------------------------------------------------------------- exports and imports
+
+    /// ListExports: every export of the region.
+    pub fn list_exports(
+        &self,
+        scope: &Scope,
+        next_token: Option<&str>,
+    ) -> Result<Page<Export>, Error> {
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let all: Vec<Export> = state
+            .region_ref(scope)
+            .map(|r| r.exports.values().cloned().collect())
+            .unwrap_or_default();
+        Ok(store::paginate(&all, offset, PAGE_SIZE))
+    }
+
+    /// ListImports: names of the stacks importing an export.
+    pub fn list_imports(
+        &self,
+        scope: &Scope,
+        export_name: &str,
+        next_token: Option<&str>,
+    ) -> Result<Page<String>, Error> {
+        let offset = store::page_offset(next_token)?;
+        let state = self.shared.lock();
+        let region = state.region_ref(scope);
+        if region.is_none_or(|r| !r.exports.contains_key(export_name)) {
+            return Err(Error::validation(format!(
+                "Export '{export_name}' is not imported by any stack."
+            )));
+        }
+        let importers = region
+            .map(|r| r.importers(export_name, None))
+            .unwrap_or_default();
+        if importers.is_empty() {
+            return Err(Error::validation(format!(
+                "Export '{export_name}' is not imported by any stack."
+            )));
+        }
+        Ok(store::paginate(&importers, offset, PAGE_SIZE))
+    }
+
+    // ------------------------------------------------------------------- rollback control
+
+    /// ContinueUpdateRollback: from UPDATE_ROLLBACK_FAILED, retries the failed restores
+    /// (ResourcesToSkip are left as they are and marked UPDATE_COMPLETE).
+    pub async fn continue_update_rollback(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        resources_to_skip: Vec<String>,
+    ) -> Result<(), Error> {
+        let control = Arc::new(OperationControl::new());
+        let stack = {
+            let mut state = self.shared.lock();
+            let region = state.region(scope);
+            let id = region
+                .find_id(stack_name)
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?
+                .to_string();
+            let entry = region
+                .stack_mut(&id)
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?;
+            if entry.record.status != StackStatus::UpdateRollbackFailed || entry.operation.is_some()
+            {
+                return Err(Error::validation(
+                    "ContinueUpdateRollback cannot be called from current stack status",
+                ));
+            }
+            for skip in &resources_to_skip {
+                let failed = entry
+                    .resources
+                    .get(skip)
+                    .is_some_and(|r| r.status == ResourceStatus::UpdateFailed);
+                if !failed {
+                    return Err(Error::validation(format!(
+                        "Resource [{skip}] is not in a failed state and cannot be skipped"
+                    )));
+                }
+            }
+            entry.operation = Some(control.clone());
+            StackRef {
+                scope: scope.clone(),
+                stack_id: id,
+                stack_name: entry.record.stack_name.clone(),
+            }
+        };
+        self.start(
+            stack,
+            control.clone(),
+            Operation::UpdateRollback {
+                skip: resources_to_skip,
+            },
+        );
+        control.settled().await;
+        Ok(())
+    }
+
+    /// CancelUpdateStack: only in UPDATE_IN_PROGRESS; the update stops at its next step and
+    /// rolls back. Answers once the stack is terminal (or held again).
+    pub async fn cancel_update_stack(&self, scope: &Scope, stack_name: &str) -> Result<(), Error> {
+        let control = {
+            let state = self.shared.lock();
+            let entry = state
+                .region_ref(scope)
+                .and_then(|r| r.find(stack_name))
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?;
+            match (&entry.operation, entry.record.status) {
+                (Some(op), StackStatus::UpdateInProgress) => op.clone(),
+                _ => {
+                    return Err(Error::validation(
+                        "CancelUpdateStack cannot be called from current stack status",
+                    ))
+                }
+            }
+        };
+        let seen = control.phase();
+        control.cancel();
+        control.settled_after(seen).await;
+        Ok(())
+    }
+
+    /// RollbackStack: rolls back a stack left in UPDATE_FAILED or CREATE_FAILED (rollback was
+    /// disabled).
+    pub async fn rollback_stack(&self, scope: &Scope, stack_name: &str) -> Result<String, Error> {
+        let control = Arc::new(OperationControl::new());
+        let (stack, op) = {
+            let mut state = self.shared.lock();
+            let region = state.region(scope);
+            let id = region
+                .find_id(stack_name)
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?
+                .to_string();
+            let entry = region
+                .stack_mut(&id)
+                .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?;
+            let op = match entry.record.status {
+                StackStatus::UpdateFailed => Operation::UpdateRollback { skip: Vec::new() },
+                StackStatus::CreateFailed => Operation::CreateRollback,
+                other => {
+                    return Err(Error::validation(format!(
+                        "Stack {} is in {other} state and can not be rolled back",
+                        entry.record.stack_id
+                    )))
+                }
+            };
+            if entry.operation.is_some() {
+                return Err(Error::validation(format!(
+                    "Stack {} is in {} state and can not be rolled back",
+                    entry.record.stack_id, entry.record.status
+                )));
+            }
+            entry.operation = Some(control.clone());
+            (
+                StackRef {
+                    scope: scope.clone(),
+                    stack_id: id,
+                    stack_name: entry.record.stack_name.clone(),
+                },
+                op,
+            )
+        };
+        let stack_id = stack.stack_id.clone();
+        self.start(stack, control.clone(), op);
+        control.settled().await;
+        Ok(stack_id)
+    }
+
+    // ------------------------------------------------------------------- settings
+
+    /// UpdateTerminationProtection: answers the StackId.
+    pub fn update_termination_protection(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        enable: bool,
+    ) -> Result<String, Error> {
+        let mut state = self.shared.lock();
+        let region = state.region(scope);
+        let id = region
+            .find_id(stack_name)
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?
+            .to_string();
+        let entry = region
+            .stack_mut(&id)
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?;
+        if entry.record.status == StackStatus::DeleteComplete {
+            return Err(Error::validation(stack_id_does_not_exist(stack_name)));
+        }
+        entry.record.enable_termination_protection = enable;
+        entry.save(&self.deps().storage);
+        Ok(id)
+    }
+
+    /// SetStackPolicy: stores the policy (Cumulo does not enforce stack policies).
+    pub fn set_stack_policy(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+        body: Option<&str>,
+        url: Option<&str>,
+    ) -> Result<(), Error> {
+        let body = match (body, url) {
+            (Some(_), Some(_)) => {
+                return Err(Error::validation(
+                    "You cannot specify both StackPolicyURL and StackPolicyBody",
+                ))
+            }
+            (Some(b), None) => b.to_string(),
+            (None, Some(u)) => source::fetch_url(&self.deps().s3, u)?,
+            (None, None) => {
+                return Err(Error::validation(
+                    "Either StackPolicyBody or StackPolicyURL must be specified.",
+                ))
+            }
+        };
+        if serde_json::from_str::<Value>(&body).is_err() {
+            return Err(Error::validation(
+                "Error validating stack policy: Invalid stack policy",
+            ));
+        }
+        let mut state = self.shared.lock();
+        let region = state.region(scope);
+        let id = region
+            .find_id(stack_name)
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?
+            .to_string();
+        let entry = region
+            .stack_mut(&id)
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?;
+        entry.record.stack_policy_body = Some(body);
+        entry.save(&self.deps().storage);
+        Ok(())
+    }
+
+    /// GetStackPolicy: the stored policy, if any.
+    pub fn get_stack_policy(
+        &self,
+        scope: &Scope,
+        stack_name: &str,
+    ) -> Result<Option<String>, Error> {
+        let state = self.shared.lock();
+        let entry = state
+            .region_ref(scope)
+            .and_then(|r| r.find(stack_name))
+            .ok_or_else(|| Error::validation(stack_id_does_not_exist(stack_name)))?;
+        Ok(entry.record.stack_policy_body.clone())
+    }
+}
+
+/// An update ready to start (from UpdateStack or an UPDATE change set).
+struct PendingUpdate {
+    body: String,
+    prepared: Prepared,
+    plan: Plan,
+    capabilities: Vec<String>,
+    tags: Vec<Tag>,
+    notification_arns: Vec<String>,
+    disable_rollback: bool,
+    change_set_id: Option<String>,
+    stack_policy: Option<String>,
+    rollback_configuration: Option<RollbackConfiguration>,
+    role_arn: Option<String>,
+}
+
+fn check_policy_source(body: &Option<String>, url: &Option<String>) -> Result<(), Error> {
+    if body.is_some() && url.is_some() {
+        return Err(Error::validation(
+            "You cannot specify both StackPolicyURL and StackPolicyBody",
+        ));
+    }
+    Ok(())
+}
+
+/// True when `type_name` matches one of the ResourceTypes patterns (`AWS::*`,
+/// `AWS::SQS::*`, `AWS::SQS::Queue`, `Custom::*`).
+fn resource_type_allowed(type_name: &str, allowed: &[String]) -> bool {
+    allowed
+        .iter()
+        .any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => type_name.starts_with(prefix),
+            None => pattern == type_name,
+        })
+}
+
+/// What DescribeStacks shows of bound parameters.
+fn shown_parameters(params: &BoundParameters) -> Vec<Parameter> {
+    params
+        .shown()
+        .into_iter()
+        .map(|p| Parameter {
+            key: p.key,
+            value: p.value,
+            resolved_value: p.resolved_value,
+        })
+        .collect()
+}
+
+/// The IAM resource types that need a capability, and the property naming each (which makes
+/// the capability CAPABILITY_NAMED_IAM).
+const IAM_TYPES: &[(&str, &str)] = &[
+    ("AWS::IAM::Role", "RoleName"),
+    ("AWS::IAM::User", "UserName"),
+    ("AWS::IAM::Group", "GroupName"),
+    ("AWS::IAM::ManagedPolicy", "ManagedPolicyName"),
+    ("AWS::IAM::InstanceProfile", "InstanceProfileName"),
+    ("AWS::IAM::Policy", ""),
+    ("AWS::IAM::AccessKey", ""),
+    ("AWS::IAM::UserToGroupAddition", ""),
+];
+
+/// The capabilities a template needs whatever its parameters (ValidateTemplate,
+/// GetTemplateSummary): CAPABILITY_IAM or CAPABILITY_NAMED_IAM for IAM resources,
+/// CAPABILITY_AUTO_EXPAND for transforms; with the resource types (or transforms) that need
+/// them, for `CapabilitiesReason`.
+fn static_capabilities(template: &Template) -> (Vec<String>, Vec<String>) {
+    let mut types: Vec<String> = Vec::new();
+    let mut named = false;
+    for decl in template.resources().values() {
+        if let Some((t, name_property)) = IAM_TYPES.iter().find(|(t, _)| *t == decl.type_name) {
+            if !types.iter().any(|x| x == t) {
+                types.push(t.to_string());
+            }
+            named |= !name_property.is_empty() && decl.properties.get(*name_property).is_some();
+        }
+    }
+    let mut caps = Vec::new();
+    if !types.is_empty() {
+        caps.push(
+            if named {
+                "CAPABILITY_NAMED_IAM"
+            } else {
+                "CAPABILITY_IAM"
+            }
+            .to_string(),
+        );
+    }
+    if !template.transforms().is_empty() {
+        caps.push("CAPABILITY_AUTO_EXPAND".to_string());
+        if types.is_empty() {
+            types = template.transforms().to_vec();
+        }
+    }
+    (caps, types)
+}
+
+/// GetTemplateSummary / ValidateTemplate of a parsed template.
+fn summarize(template: &Template) -> TemplateSummary {
+    let mut types: Vec<String> = Vec::new();
+    let mut by_type: IndexMap<String, Vec<String>> = IndexMap::new();
+    for decl in template.resources().values() {
+        if !types.contains(&decl.type_name) {
+            types.push(decl.type_name.clone());
+        }
+        by_type
+            .entry(decl.type_name.clone())
+            .or_default()
+            .push(decl.logical_id.clone());
+    }
+    let (capabilities, reasons) = static_capabilities(template);
+    let capabilities_reason = (!capabilities.is_empty()).then(|| {
+        format!(
+            "The following resource(s) require capabilities: [{}]",
+            reasons.join(", ")
+        )
+    });
+    TemplateSummary {
+        parameters: template
+            .parameters()
+            .iter()
+            .map(|(key, p)| ParameterDeclaration {
+                key: key.clone(),
+                default_value: p.default.clone(),
+                parameter_type: p.type_name.clone(),
+                no_echo: p.no_echo,
+                description: p.description.clone(),
+                allowed_values: p.allowed_values.clone().unwrap_or_default(),
+            })
+            .collect(),
+        description: template.description().map(str::to_string),
+        capabilities,
+        capabilities_reason,
+        resource_types: types,
+        version: template
+            .document()
+            .get("AWSTemplateFormatVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        metadata: template.metadata().map(|m| m.to_string()),
+        declared_transforms: template.transforms().to_vec(),
+        resource_identifier_summaries: by_type
+            .into_iter()
+            .filter_map(|(kind, ids)| {
+                let info = registry::resource_type(&kind)?;
+                let identifiers: Vec<String> = info
+                    .primary_identifier
+                    .iter()
+                    .map(|p| p.strip_prefix("/properties/").unwrap_or(p).to_string())
+                    .collect();
+                Some((kind, ids, identifiers))
+            })
+            .collect(),
+    }
 }
