@@ -236,14 +236,25 @@ pub fn is_aws_managed(policy_arn: &str) -> bool {
 }
 
 impl Iam {
-    /// An empty IAM.
+    /// An IAM with the roles and policies `storage` holds (none in memory).
     pub fn new(clock: Clock, ids: IdGen, storage: Storage) -> Iam {
+        let state = State {
+            roles: storage
+                .load::<Role>(ROLES_TABLE)
+                .into_iter()
+                .map(|(_, r)| ((r.account.clone(), r.role_name.to_lowercase()), r))
+                .collect(),
+            policies: storage
+                .load::<ManagedPolicy>(POLICIES_TABLE)
+                .into_iter()
+                .collect(),
+        };
         Iam {
             shared: Arc::new(Shared {
                 clock,
                 ids,
                 storage,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }

@@ -247,3 +247,35 @@ fn updates_and_tags() {
     iam.reset();
     assert!(iam.list_roles(ACCOUNT, None).is_empty());
 }
+
+#[test]
+fn roles_and_policies_survive_a_restart_over_a_durable_store() {
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let storage = crate::services::test_backend::storage();
+    let before = Iam::new(clock.clone(), IdGen::seeded(1), storage.clone());
+    let role = before.create_role(ACCOUNT, role("Kept")).unwrap();
+    before
+        .put_role_policy(ACCOUNT, "Kept", "inline", "{}")
+        .unwrap();
+    let policy = before
+        .create_policy(
+            ACCOUNT,
+            CreatePolicyInput {
+                policy_name: "KeptPolicy".into(),
+                policy_document: "{}".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let after = Iam::new(clock, IdGen::seeded(2), storage);
+    assert_eq!(
+        after.get_role(ACCOUNT, "kept").unwrap(),
+        Role {
+            policies: [("inline".to_string(), "{}".to_string())]
+                .into_iter()
+                .collect(),
+            ..role
+        }
+    );
+    assert_eq!(after.get_policy(&policy.arn).unwrap(), policy);
+}

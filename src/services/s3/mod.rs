@@ -226,13 +226,25 @@ pub fn etag_of(body: &[u8]) -> String {
 }
 
 impl S3 {
-    /// An empty S3.
+    /// An S3 with the buckets and objects `storage` holds (none in memory).
     pub fn new(clock: Clock, storage: Storage) -> S3 {
+        let mut state = State::default();
+        for (name, bucket) in storage.load::<Bucket>(BUCKETS_TABLE) {
+            state.objects.insert(name.clone(), BTreeMap::new());
+            state.buckets.insert(name, bucket);
+        }
+        for (key, object) in storage.load::<Object>(OBJECTS_TABLE) {
+            if let Some((bucket, _)) = key.split_once('/') {
+                if let Some(objects) = state.objects.get_mut(bucket) {
+                    objects.insert(object.key.clone(), object);
+                }
+            }
+        }
         S3 {
             shared: Arc::new(Shared {
                 clock,
                 storage,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }

@@ -268,3 +268,26 @@ fn template_urls() {
         assert_eq!(got, want, "{url}");
     }
 }
+
+#[test]
+fn buckets_and_objects_survive_a_restart_over_a_durable_store() {
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let storage = crate::services::test_backend::storage();
+    let before = S3::new(clock.clone(), storage.clone());
+    before.create_bucket(&scope(), "kept", None).unwrap();
+    before
+        .put_object("kept", "dir/a.yaml", body("template"))
+        .unwrap();
+    before.put_object("kept", "b", body("x")).unwrap();
+    before.delete_object("kept", "b").unwrap();
+    let after = S3::new(clock, storage);
+    assert_eq!(
+        after.get_object("kept", "dir/a.yaml").unwrap(),
+        Bytes::from("template")
+    );
+    assert_eq!(
+        after.get_object("kept", "b"),
+        Err(Error::NoSuchKey("b".into()))
+    );
+    assert_eq!(after.head_bucket("kept").unwrap().region, "us-east-1");
+}

@@ -149,15 +149,24 @@ fn page<T: Clone>(
 }
 
 impl Sns {
-    /// An empty SNS that delivers to `sqs`.
+    /// An SNS with the topics and subscriptions `storage` holds (none in memory), delivering
+    /// to `sqs`.
     pub fn new(clock: Clock, ids: IdGen, storage: Storage, sqs: Sqs) -> Sns {
+        let state = State {
+            topics: storage.load::<Topic>(TOPICS_TABLE).into_iter().collect(),
+            subscriptions: storage
+                .load::<Subscription>(SUBSCRIPTIONS_TABLE)
+                .into_iter()
+                .collect(),
+            dedup: BTreeMap::new(),
+        };
         Sns {
             shared: Arc::new(Shared {
                 clock,
                 ids,
                 storage,
                 sqs,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }
@@ -784,8 +793,14 @@ impl Sns {
                 dedup_id,
             )
         };
+        let message = message_for_protocol(&input, "sqs");
+        let region = topic_parts(topic_arn)
+            .map(|(r, _, _)| r)
+            .unwrap_or_default();
+        let cert = format!(
+            "https://sns.{region}.amazonaws.com/SimpleNotificationService-6209c161c6221fdf56ec1eb5c821d112.pem"
+        );
         for d in deliveries {
-            let message = message_for_protocol(&input, "sqs");
             let outgoing = if d.raw {
                 raw_message(&message, &input.message_attributes)
             } else {
@@ -795,12 +810,6 @@ impl Sns {
                     "{}/?Action=Unsubscribe&SubscriptionArn={}",
                     self.shared.sqs.endpoint_url(),
                     d.subscription_arn
-                );
-                let region = topic_parts(topic_arn)
-                    .map(|(r, _, _)| r)
-                    .unwrap_or_default();
-                let cert = format!(
-                    "https://sns.{region}.amazonaws.com/SimpleNotificationService-6209c161c6221fdf56ec1eb5c821d112.pem"
                 );
                 let envelope = Envelope {
                     message_id: &published.message_id,

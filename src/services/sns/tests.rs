@@ -387,3 +387,36 @@ fn topic_and_subscription_errors_use_aws_texts() {
     assert!(sns.get_subscription_attributes(&first).is_err());
     sns.delete_topic(&topic).unwrap();
 }
+
+#[test]
+fn topics_and_subscriptions_survive_a_restart_over_a_durable_store() {
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 12, 0, 0).unwrap());
+    let storage = crate::services::test_backend::storage();
+    let sqs = Sqs::new(
+        clock.clone(),
+        IdGen::seeded(1),
+        storage.clone(),
+        Endpoint::default(),
+    );
+    let before = Sns::new(
+        clock.clone(),
+        IdGen::seeded(1),
+        storage.clone(),
+        sqs.clone(),
+    );
+    let topic = before
+        .create_topic(&scope(), "kept", &no_attrs(), &[("k".into(), "v".into())])
+        .unwrap();
+    let sub = subscribe(&before, &topic, "arn:aws:sqs:us-east-1:000000000000:q", &[]);
+    let after = Sns::new(clock, IdGen::seeded(2), storage, sqs);
+    assert_eq!(
+        after.get_subscription_attributes(&sub).unwrap()["TopicArn"],
+        topic
+    );
+    assert_eq!(
+        after.list_tags_for_resource(&topic).unwrap(),
+        vec![("k".to_string(), "v".to_string())]
+    );
+    after.delete_topic(&topic).unwrap();
+    assert!(after.get_subscription_attributes(&sub).is_err());
+}

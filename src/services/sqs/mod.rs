@@ -35,7 +35,7 @@ use crate::clock::Clock;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
 use model::{parse_bool, MAX_BATCH_ENTRIES, MAX_MESSAGE_SIZE, MAX_VISIBILITY_TIMEOUT};
-use queue::{QueueRecord, QueueState, ReceiveSpec, QUEUES_TABLE};
+use queue::{QueueRecord, QueueState, ReceiveSpec, StoredMessage, MESSAGES_TABLE, QUEUES_TABLE};
 
 /// Most tags a queue may carry.
 pub const MAX_TAGS: usize = 50;
@@ -96,6 +96,27 @@ struct State {
 }
 
 impl State {
+    /// What the store holds: queue records, then their messages.
+    fn load(storage: &Storage) -> State {
+        let mut state = State::default();
+        for (_, record) in storage.load::<QueueRecord>(QUEUES_TABLE) {
+            let q = QueueState::new(record);
+            state.queues.insert(q.key(), q);
+        }
+        for (key, message) in storage.load::<StoredMessage>(MESSAGES_TABLE) {
+            let mut parts = key.splitn(4, '/');
+            let (Some(account), Some(region), Some(name)) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            if let Some(q) = state.queues.get_mut(&QueueKey::new(account, region, name)) {
+                q.restore(message);
+            }
+        }
+        state
+    }
+
     fn queue_mut(&mut self, key: &QueueKey) -> Result<&mut QueueState, Error> {
         self.queues.get_mut(key).ok_or(Error::QueueDoesNotExist)
     }
@@ -224,15 +245,17 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
 }
 
 impl Sqs {
-    /// An SQS with no queues; queue URLs are built on `endpoint`.
+    /// An SQS with the queues and messages `storage` holds (none in memory); queue URLs are
+    /// built on `endpoint`.
     pub fn new(clock: Clock, ids: IdGen, storage: Storage, endpoint: Endpoint) -> Sqs {
+        let state = State::load(&storage);
         Sqs {
             shared: Arc::new(Shared {
                 clock,
                 ids,
                 storage,
                 endpoint,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }
@@ -355,18 +378,14 @@ impl Sqs {
                 .shown(existing.fifo())
                 .into_iter()
                 .collect();
-            for (k, _) in attributes {
+            let wanted: IndexMap<&str, String> = config.shown(fifo).into_iter().collect();
+            for k in attributes.keys() {
                 let want = if k == "FifoQueue" {
-                    Some("true".to_string())
+                    Some("true")
                 } else {
-                    config
-                        .shown(fifo)
-                        .into_iter()
-                        .find(|(n, _)| n == k)
-                        .map(|(_, v)| v)
+                    wanted.get(k.as_str()).map(String::as_str)
                 };
-                let have = current.get(k.as_str()).cloned();
-                if want != have && !(want.is_none() && have.is_none()) {
+                if want != current.get(k.as_str()).map(String::as_str) {
                     return Err(Error::QueueNameExists(format!(
                         "A queue already exists with the same name and a different value for attribute {k}"
                     )));
@@ -562,19 +581,7 @@ impl Sqs {
         check_batch(&entries, "SendMessageBatchRequestEntry")?;
         let total: usize = entries
             .iter()
-            .map(|e| {
-                e.value.body.len()
-                    + e.value
-                        .message_attributes
-                        .iter()
-                        .map(|(k, v)| {
-                            k.len()
-                                + v.data_type.len()
-                                + v.string_value.as_ref().map_or(0, String::len)
-                                + v.binary_value.as_ref().map_or(0, Vec::len)
-                        })
-                        .sum::<usize>()
-            })
+            .map(|e| model::message_size(&e.value.body, &e.value.message_attributes))
             .sum();
         if total as i64 > MAX_MESSAGE_SIZE {
             return Err(Error::BatchRequestTooLong(format!(
@@ -584,6 +591,8 @@ impl Sqs {
         let now = self.shared.clock.now();
         let mut state = self.lock();
         let q = state.queue_mut(&key)?;
+        // AWS refuses a FIFO batch as a whole (InvalidParameterValue, recorded) when an entry
+        // lacks a group or a deduplication id, where SendMessage says MissingParameter.
         if q.fifo() {
             let content_based = q.record.attributes.content_based_deduplication;
             for e in &entries {

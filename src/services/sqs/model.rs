@@ -63,6 +63,12 @@ impl MessageAttributeValue {
 /// Message attributes, sorted by name (the order the MD5 digest uses).
 pub type MessageAttributes = BTreeMap<String, MessageAttributeValue>;
 
+/// Bytes a message counts against `MaximumMessageSize` and the batch limit: the body plus each
+/// attribute's name, type and value.
+pub fn message_size(body: &str, attributes: &MessageAttributes) -> usize {
+    body.len() + attributes.iter().map(|(k, v)| v.size(k)).sum::<usize>()
+}
+
 /// A message to send (SendMessage input without the queue).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutgoingMessage {
@@ -558,7 +564,6 @@ pub fn check_message_attributes(attributes: &MessageAttributes) -> Result<usize,
             attributes.len()
         )));
     }
-    let mut size = 0;
     for (name, value) in attributes {
         let lower = name.to_ascii_lowercase();
         if name.is_empty()
@@ -616,9 +621,8 @@ pub fn check_message_attributes(attributes: &MessageAttributes) -> Result<usize,
                 )))
             }
         }
-        size += value.size(name);
     }
-    Ok(size)
+    Ok(attributes.iter().map(|(k, v)| v.size(k)).sum())
 }
 
 /// Checks a MessageGroupId / MessageDeduplicationId: 1–128 characters of alphanumerics and

@@ -173,6 +173,22 @@ impl QueueState {
         }
     }
 
+    /// Puts back a message loaded from the store (after a restart); deduplication ids are
+    /// not kept across restarts.
+    pub fn restore(&mut self, m: StoredMessage) {
+        self.next_seq = self.next_seq.max(m.seq + 1);
+        if let Some(n) = m
+            .sequence_number
+            .as_deref()
+            .and_then(|s| s.parse::<u128>().ok())
+        {
+            self.next_sequence_number = self
+                .next_sequence_number
+                .max(n.saturating_sub(SEQUENCE_BASE));
+        }
+        self.insert(m);
+    }
+
     /// The queue's key.
     pub fn key(&self) -> QueueKey {
         QueueKey::new(&self.record.account, &self.record.region, &self.record.name)
@@ -241,8 +257,8 @@ impl QueueState {
         }
     }
 
-    /// Removes a message wherever it is.
-    fn remove(&mut self, seq: u64, storage: &Storage) -> Option<StoredMessage> {
+    /// Takes a message out of the indexes (the store is the caller's concern).
+    fn unindex(&mut self, seq: u64) -> Option<StoredMessage> {
         let m = self.messages.remove(&seq)?;
         match &m.state {
             MessageState::Ready => {
@@ -260,6 +276,12 @@ impl QueueState {
                 }
             }
         }
+        Some(m)
+    }
+
+    /// Deletes a message wherever it is, from the indexes and the store.
+    fn remove(&mut self, seq: u64, storage: &Storage) -> Option<StoredMessage> {
+        let m = self.unindex(seq)?;
         storage.delete(MESSAGES_TABLE, &self.store_key(seq));
         Some(m)
     }
@@ -522,8 +544,7 @@ impl QueueState {
         }
         let until = now + Duration::seconds(spec.visibility_timeout);
         for seq in taken {
-            self.ready.remove(&seq);
-            let Some(mut m) = self.messages.remove(&seq) else {
+            let Some(mut m) = self.unindex(seq) else {
                 continue;
             };
             m.receive_count += 1;
@@ -605,7 +626,7 @@ impl QueueState {
         if matches!(m.state, MessageState::Delayed { .. }) {
             return Err(not_available());
         }
-        let Some(mut m) = self.remove_silently(seq) else {
+        let Some(mut m) = self.unindex(seq) else {
             return Err(not_available());
         };
         m.state = MessageState::InFlight {
@@ -617,13 +638,6 @@ impl QueueState {
             self.notify.notify_waiters();
         }
         Ok(())
-    }
-
-    /// Takes a message out of the indexes without touching the store (it is re-inserted).
-    fn remove_silently(&mut self, seq: u64) -> Option<StoredMessage> {
-        let m = self.messages.get(&seq)?.clone();
-        self.remove(seq, &Storage::memory());
-        Some(m)
     }
 
     /// PurgeQueue: deletes every message (one purge per 60 seconds).

@@ -705,3 +705,87 @@ async fn long_poll_wakes_on_send() {
         .unwrap();
     assert_eq!(got[0].body, "wake");
 }
+
+#[tokio::test]
+async fn queues_and_messages_survive_a_restart_over_a_durable_store() {
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 12, 0, 0).unwrap());
+    let storage = crate::services::test_backend::storage();
+    let before = Sqs::new(
+        clock.clone(),
+        IdGen::seeded(1),
+        storage.clone(),
+        Endpoint::default(),
+    );
+    let fifo = before
+        .create_queue(
+            &scope(),
+            "keep.fifo",
+            &attrs(&[("FifoQueue", "true")]),
+            &BTreeMap::new(),
+        )
+        .unwrap();
+    let plain = before
+        .create_queue(&scope(), "keep", &attrs(&[]), &BTreeMap::new())
+        .unwrap();
+    let mut m = OutgoingMessage::new("first");
+    m.message_group_id = Some("g".into());
+    m.message_deduplication_id = Some("d1".into());
+    let first = before.send_message(&fifo.arn, m.clone()).unwrap();
+    before
+        .send_message(&plain.arn, OutgoingMessage::new("in flight"))
+        .unwrap();
+    let taken = before
+        .receive_message(&plain.arn, receive_all())
+        .await
+        .unwrap();
+    before
+        .send_message(&plain.arn, OutgoingMessage::new("gone"))
+        .unwrap();
+    let gone = before
+        .receive_message(&plain.arn, receive_all())
+        .await
+        .unwrap();
+    before
+        .delete_message(&plain.arn, &gone[0].receipt_handle)
+        .unwrap();
+
+    let after = Sqs::new(
+        clock.clone(),
+        IdGen::seeded(2),
+        storage,
+        Endpoint::default(),
+    );
+    assert_eq!(after.queue_by_arn(&fifo.arn).unwrap(), fifo);
+    m.message_deduplication_id = Some("d2".into());
+    let second = after.send_message(&fifo.arn, m).unwrap();
+    assert!(second.sequence_number > first.sequence_number);
+    let got = after
+        .receive_message(&fifo.arn, receive_all())
+        .await
+        .unwrap();
+    let numbers: Vec<_> = got
+        .iter()
+        .map(|m| m.attributes["SequenceNumber"].clone())
+        .collect();
+    assert_eq!(
+        numbers,
+        [
+            first.sequence_number.clone().unwrap(),
+            second.sequence_number.clone().unwrap()
+        ],
+        "the group keeps its order across the restart"
+    );
+    assert!(after
+        .receive_message(&plain.arn, receive_all())
+        .await
+        .unwrap()
+        .is_empty());
+    after
+        .delete_message(&plain.arn, &taken[0].receipt_handle)
+        .unwrap();
+    let counts = after
+        .get_queue_attributes(&plain.arn, &["All".into()])
+        .unwrap();
+    assert_eq!(counts["ApproximateNumberOfMessagesNotVisible"], "0");
+    assert_eq!(counts["ApproximateNumberOfMessages"], "0");
+}

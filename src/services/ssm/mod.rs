@@ -360,13 +360,26 @@ fn page<T>(
 }
 
 impl Ssm {
-    /// An empty parameter store.
+    /// A parameter store with the parameters `storage` holds (none in memory).
     pub fn new(clock: Clock, storage: Storage) -> Ssm {
+        let mut state = State::default();
+        for (key, param) in storage.load::<Parameter>(PARAMETERS_TABLE) {
+            let mut parts = key.splitn(3, '/');
+            if let (Some(account), Some(region), Some(_)) =
+                (parts.next(), parts.next(), parts.next())
+            {
+                if !param.versions.is_empty() {
+                    state
+                        .parameters
+                        .insert((Scope::new(account, region), param.name.clone()), param);
+                }
+            }
+        }
         Ssm {
             shared: Arc::new(Shared {
                 clock,
                 storage,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }

@@ -275,3 +275,30 @@ fn paths_batches_and_filters() {
     ssm.reset();
     assert!(ssm.get_parameter(&scope(), "/a/2").is_none());
 }
+
+#[test]
+fn parameters_survive_a_restart_over_a_durable_store() {
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let storage = crate::services::test_backend::storage();
+    let before = Ssm::new(clock.clone(), storage.clone());
+    before
+        .put_parameter(&scope(), put("/deep/path/p", "v1", "String"))
+        .unwrap();
+    before
+        .put_parameter(
+            &scope(),
+            PutParameterInput {
+                overwrite: true,
+                ..put("/deep/path/p", "v2", "String")
+            },
+        )
+        .unwrap();
+    before
+        .put_parameter(&scope(), put("/gone", "x", "String"))
+        .unwrap();
+    before.delete_parameter(&scope(), "/gone").unwrap();
+    let after = Ssm::new(clock, storage);
+    let p = after.get_parameter(&scope(), "/deep/path/p").unwrap();
+    assert_eq!((p.value(), p.version()), ("v2", 2));
+    assert!(after.get_parameter(&scope(), "/gone").is_none());
+}
