@@ -288,6 +288,8 @@ pub(crate) struct ScheduleFilter<'a> {
 pub(crate) struct Store {
     storage: Storage,
     state: Mutex<State>,
+    /// Schedules allowed per scope ([`MAX_SCHEDULES`]; lowered by tests).
+    max_schedules: usize,
 }
 
 impl std::fmt::Debug for Store {
@@ -342,7 +344,15 @@ impl Store {
         Store {
             storage,
             state: Mutex::new(state),
+            max_schedules: MAX_SCHEDULES,
         }
+    }
+
+    /// The same store with another schedule quota (tests of the quota).
+    #[cfg(test)]
+    pub(crate) fn with_max_schedules(mut self, max: usize) -> Store {
+        self.max_schedules = max;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -399,7 +409,7 @@ impl Store {
                     schedule.name
                 )));
             }
-            if ss.n_schedules >= MAX_SCHEDULES {
+            if ss.n_schedules >= self.max_schedules {
                 return Err(schedule_quota_exceeded());
             }
         }

@@ -705,3 +705,100 @@ fn stored_previews_honour_the_window_zone_and_state() {
         Error::ResourceNotFound("Schedule nope does not exist.".into())
     );
 }
+
+#[test]
+fn the_schedule_quota_counts_every_group_of_a_scope() {
+    let app = app_with(None);
+    let s = Scheduler {
+        deps: app.scheduler.deps.clone(),
+        store: Arc::new(store::Store::new(Storage::memory()).with_max_schedules(2)),
+    };
+    s.create_schedule_group(&scope(), group("g")).unwrap();
+    s.create_schedule(&scope(), input(None, "a")).unwrap();
+    s.create_schedule(&scope(), input(Some("g"), "b")).unwrap();
+    assert_eq!(
+        s.create_schedule(&scope(), input(Some("g"), "c")),
+        Err(store::schedule_quota_exceeded())
+    );
+    assert!(s
+        .create_schedule(&Scope::new("000000000000", "eu-west-1"), input(None, "c"))
+        .is_ok());
+    s.delete_schedule_group(&scope(), "g", None).unwrap();
+    assert!(s.create_schedule(&scope(), input(None, "c")).is_ok());
+}
+
+#[test]
+fn a_token_past_the_filtered_group_ends_the_listing() {
+    let app = app_with(None);
+    let s = &app.scheduler;
+    for g in ["a", "b"] {
+        s.create_schedule_group(&scope(), group(g)).unwrap();
+        s.create_schedule(&scope(), input(Some(g), "x")).unwrap();
+        s.create_schedule(&scope(), input(Some(g), "y")).unwrap();
+    }
+    let mut token = None;
+    for _ in 0..3 {
+        token = list(
+            s,
+            ListSchedulesInput {
+                max_results: Some(1),
+                next_token: token,
+                ..Default::default()
+            },
+        )
+        .next_token;
+    }
+    // The token now points into group b; listing group a from it yields nothing more.
+    let page = list(
+        s,
+        ListSchedulesInput {
+            group_name: Some("a".into()),
+            next_token: token,
+            ..Default::default()
+        },
+    );
+    assert!(page.schedules.is_empty() && page.next_token.is_none());
+}
+
+#[test]
+fn unreadable_stored_rows_are_skipped() {
+    let backend = Arc::new(MapBackend::default());
+    let storage = Storage::with_backend(backend.clone());
+    backend.put(store::GROUPS_TABLE, "no-slashes", "{}".into());
+    backend.put(
+        store::GROUPS_TABLE,
+        "000000000000/us-east-1/g",
+        "not json".into(),
+    );
+    backend.put(
+        store::SCHEDULES_TABLE,
+        "000000000000/us-east-1/missing-group/s",
+        "{}".into(),
+    );
+    let app = app_with(Some(storage.clone()));
+    app.scheduler
+        .create_schedule(&scope(), input(None, "s"))
+        .unwrap();
+    let mut orphan: serde_json::Value = serde_json::from_str(
+        &backend
+            .load(store::SCHEDULES_TABLE)
+            .into_iter()
+            .find(|(k, _)| k.ends_with("/default/s"))
+            .unwrap()
+            .1,
+    )
+    .unwrap();
+    orphan["group_name"] = "gone".into();
+    backend.put(
+        store::SCHEDULES_TABLE,
+        "000000000000/us-east-1/gone/s",
+        orphan.to_string(),
+    );
+    backend.put(store::SCHEDULES_TABLE, "short", "{}".into());
+    let restarted = app_with(Some(storage));
+    assert_eq!(restarted.scheduler.schedules_snapshot().len(), 1);
+    assert!(restarted
+        .scheduler
+        .get_schedule_group(&scope(), "g")
+        .is_err());
+}

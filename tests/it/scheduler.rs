@@ -1205,3 +1205,122 @@ async fn errors_carry_the_error_type_header_and_a_message_body() {
         r#"{"Message":"1 validation error detected: Value null at 'flexibleTimeWindow' failed to satisfy constraint: Member must not be null"}"#
     );
 }
+
+/// Regression: the acceptance cases `test_invalid_expression_is_rejected_with_aws_message` and
+/// `test_update_with_invalid_expression_is_rejected` failed while the expression module was a
+/// placeholder (any six-field cron passed). These are the expressions AWS refused when recorded
+/// (`scheduler::tests_create_schedule_with_invalid_schedule_expression[...]`), and those it took.
+#[tokio::test]
+async fn recorded_expressions_are_refused_or_accepted_as_aws_did() {
+    let emu = Emulator::start().await;
+    let client = emu.scheduler().await;
+    let refused = [
+        "cron(0 1 * * * *)",
+        "cron(7 20 * * NOT *)",
+        "cron(INVALID)",
+        "cron(0 dummy ? * MON-FRI *)",
+        "cron(71 8 1 * ? *)",
+        "cron()",
+        "rate(10 seconds)",
+        "rate(10 years)",
+        "rate()",
+        "rate(10)",
+        "rate(10 minutess)",
+        "rate(foo minutes)",
+        "rate(-10 minutes)",
+        "rate( 10 minutes )",
+        " rate(10 minutes)",
+        "at(2021-12-31T23:59:59Z)",
+        "at(2021-12-31)",
+    ];
+    for expression in refused {
+        assert_eq!(
+            failure(
+                create(&client, "bad")
+                    .schedule_expression(expression)
+                    .flexible_time_window(flexible(Some(4)))
+                    .target(target(LAMBDA))
+                    .send()
+                    .await
+            ),
+            (
+                400,
+                "ValidationException".to_string(),
+                format!("Invalid Schedule Expression {expression}.")
+            ),
+            "{expression:?}"
+        );
+    }
+    create(&client, "s").send().await.unwrap();
+    assert_eq!(
+        failure(
+            update(&client, "s")
+                .schedule_expression("cron(0 1 * * * *)")
+                .send()
+                .await
+        )
+        .2,
+        "Invalid Schedule Expression cron(0 1 * * * *)."
+    );
+    for (i, expression) in [
+        "at(2022-12-31T23:59:59)",
+        "rate(1 minute)",
+        "rate(2 minute)",
+        "cron(0-15/1 8-8 ? * 2,3,4,5,6,7 *)",
+        "cron(30-30 13-13 ? * 2,4,6 *)",
+        "cron(1-31/30 1-1 ? * 1,7 *)",
+        "cron(0 18 ? * MON-FRI *)",
+        "cron(*/15 * * * ? *)",
+        "cron(0-59/10 0-23/2 ? * * *)",
+        "cron(0 0 * * ? *)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("ok-{i}");
+        create(&client, &name)
+            .schedule_expression(expression)
+            .target(target(LAMBDA))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{expression}: {e:?}"));
+        let got = client.get_schedule().name(&name).send().await.unwrap();
+        assert_eq!(got.schedule_expression(), Some(expression));
+    }
+}
+
+#[tokio::test]
+async fn a_stored_schedule_previews_its_next_fires() {
+    let emu = Emulator::start().await;
+    let client = emu.scheduler().await;
+    create(&client, "daily")
+        .schedule_expression("cron(30 6 * * ? *)")
+        .schedule_expression_timezone("America/New_York")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = emu
+        .control(
+            "GET",
+            "/_cumulo/scheduler/schedules/default/daily/preview?count=2",
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["fires"],
+        serde_json::json!([
+            {"utc": "2030-01-02T11:30:00Z", "local": "2030-01-02T06:30:00-05:00"},
+            {"utc": "2030-01-03T11:30:00Z", "local": "2030-01-03T06:30:00-05:00"},
+        ])
+    );
+    let (status, body) = emu
+        .control(
+            "GET",
+            "/_cumulo/scheduler/schedules/default/nope/preview",
+            None,
+        )
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["message"], "Schedule nope does not exist.");
+}

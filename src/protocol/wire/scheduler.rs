@@ -968,6 +968,61 @@ mod tests {
     }
 
     #[test]
+    fn core_errors_map_to_the_models_codes_and_statuses() {
+        for (err, code, status, sender) in [
+            (
+                CoreError::Validation("m".into()),
+                "ValidationException",
+                400,
+                true,
+            ),
+            (
+                CoreError::ResourceNotFound("m".into()),
+                "ResourceNotFoundException",
+                404,
+                true,
+            ),
+            (
+                CoreError::Conflict("m".into()),
+                "ConflictException",
+                409,
+                true,
+            ),
+            (
+                CoreError::ServiceQuotaExceeded("m".into()),
+                "ServiceQuotaExceededException",
+                402,
+                true,
+            ),
+            (
+                CoreError::Internal("m".into()),
+                "InternalServerException",
+                500,
+                false,
+            ),
+        ] {
+            let wire = WireError::from(err);
+            assert_eq!(
+                (wire.code.as_str(), wire.status.as_u16(), wire.sender_fault),
+                (code, status, sender)
+            );
+            assert_eq!(wire.message, "m");
+        }
+    }
+
+    #[test]
+    fn query_integers_must_be_integers() {
+        let q = Query::parse("MaxResults=abc&TagKeys=a&TagKeys=b%2Fc");
+        let err = q.int("MaxResults").unwrap_err();
+        assert_eq!(
+            (err.code.as_str(), err.status.as_u16()),
+            ("SerializationException", 400)
+        );
+        assert_eq!(q.all("TagKeys"), Some(vec!["a".into(), "b/c".into()]));
+        assert_eq!(q.all("Other"), None);
+    }
+
+    #[test]
     fn timestamps_are_read_from_numbers_and_iso_strings() {
         let b: ScheduleBody =
             serde_json::from_str(r#"{"StartDate": 1893456000, "EndDate": "2030-01-02T00:00:00Z"}"#)
