@@ -7,9 +7,18 @@
 //! outside its lock, after asking the fault injector.
 
 mod generic;
+mod iam_policy;
 mod iam_role;
+mod kms;
+mod lambda;
 mod scheduler;
+mod schema;
+mod sns;
 mod sqs_queue;
+mod sqs_queue_policy;
+mod ssm_parameter;
+mod step_functions;
+mod wait_condition;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -266,7 +275,61 @@ impl Providers {
         );
         by_type.insert(
             "AWS::CloudFormation::WaitConditionHandle",
-            Arc::new(Placeholder),
+            Arc::new(wait_condition::WaitConditionHandleProvider),
+        );
+        by_type.insert(
+            "AWS::CloudFormation::WaitCondition",
+            Arc::new(wait_condition::WaitConditionProvider),
+        );
+        by_type.insert(
+            "AWS::SNS::Topic",
+            Arc::new(sns::TopicProvider::new(deps.sns.clone())),
+        );
+        by_type.insert(
+            "AWS::SNS::Subscription",
+            Arc::new(sns::SubscriptionProvider::new(deps.sns.clone())),
+        );
+        by_type.insert(
+            "AWS::SNS::TopicPolicy",
+            Arc::new(sns::TopicPolicyProvider::new(deps.sns.clone())),
+        );
+        by_type.insert(
+            "AWS::SQS::QueuePolicy",
+            Arc::new(sqs_queue_policy::QueuePolicyProvider::new(deps.sqs.clone())),
+        );
+        by_type.insert(
+            "AWS::IAM::Policy",
+            Arc::new(iam_policy::PolicyProvider::new(deps.iam.clone())),
+        );
+        by_type.insert(
+            "AWS::IAM::ManagedPolicy",
+            Arc::new(iam_policy::ManagedPolicyProvider::new(deps.iam.clone())),
+        );
+        by_type.insert(
+            "AWS::Lambda::Function",
+            Arc::new(lambda::FunctionProvider::new(deps.lambda.clone())),
+        );
+        by_type.insert(
+            "AWS::Lambda::Permission",
+            Arc::new(lambda::PermissionProvider::new(deps.lambda.clone())),
+        );
+        by_type.insert(
+            "AWS::StepFunctions::StateMachine",
+            Arc::new(step_functions::StateMachineProvider::new(
+                deps.states.clone(),
+            )),
+        );
+        by_type.insert(
+            "AWS::SSM::Parameter",
+            Arc::new(ssm_parameter::ParameterProvider::new(deps.ssm.clone())),
+        );
+        by_type.insert(
+            "AWS::KMS::Key",
+            Arc::new(kms::KeyProvider::new(deps.kms.clone())),
+        );
+        by_type.insert(
+            "AWS::KMS::Alias",
+            Arc::new(kms::AliasProvider::new(deps.kms.clone())),
         );
         by_type.insert("AWS::CDK::Metadata", Arc::new(Placeholder));
         let placeholder: Option<Arc<dyn ResourceProvider>> = match deps.config.cfn_unsupported {
