@@ -41,15 +41,7 @@ pub fn template_text(
             }
             Ok(body.clone())
         }
-        (None, Some(url), false) => {
-            let text = fetch_url(s3, url)?;
-            if text.len() > MAX_URL_BYTES {
-                return Err(Error::validation(format!(
-                    "Template may not exceed {MAX_URL_BYTES} bytes in size."
-                )));
-            }
-            Ok(text)
-        }
+        (None, Some(url), false) => fetch_url(s3, url),
         (None, None, false) => Err(Error::validation(
             "Either Template URL or Template Body must be specified.",
         )),
@@ -102,11 +94,16 @@ pub fn parse_s3_url(url: &str) -> Result<(String, String), Error> {
 /// The text of the S3 object a URL names.
 pub fn fetch_url(s3: &S3, url: &str) -> Result<String, Error> {
     let (bucket, key) = parse_s3_url(url)?;
-    // The S3 core has no object API yet: every bucket is missing.
-    let _ = (s3, &key);
-    Err(Error::validation(format!(
-        "S3 error: The specified bucket does not exist: {bucket}"
-    )))
+    let bytes = s3
+        .get_object(&bucket, &key)
+        .map_err(|e| Error::validation(format!("S3 error: {e}")))?;
+    if bytes.len() > MAX_URL_BYTES {
+        return Err(Error::validation(format!(
+            "Template may not exceed {MAX_URL_BYTES} bytes in size."
+        )));
+    }
+    String::from_utf8(bytes.to_vec())
+        .map_err(|_| Error::validation("Template format error: unsupported encoding (not UTF-8)"))
 }
 
 /// Resolves `AWS::SSM::Parameter::Value<...>` parameters from Cumulo's SSM.
@@ -124,9 +121,9 @@ impl<'a> SsmEnvironment<'a> {
 
 impl Environment for SsmEnvironment<'_> {
     fn ssm_parameter(&self, name: &str) -> Option<String> {
-        // The SSM core has no parameter API yet: every parameter is missing.
-        let _ = (self.ssm, self.scope, name);
-        None
+        self.ssm
+            .get_parameter(self.scope, name)
+            .map(|p| p.value().to_string())
     }
 }
 

@@ -208,3 +208,74 @@ async fn template_errors_and_missing_capabilities_fail_deploy_at_once() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deploy_through_an_s3_bucket_with_aws_endpoint_url() {
+    let emu = Emulator::start().await;
+    emu.app
+        .s3
+        .create_bucket(&cumulo::ids::Scope::default_scope(), "deploys", None)
+        .unwrap();
+    // `deploy` builds its S3 client without --endpoint-url: AWS_ENDPOINT_URL sends it here
+    // (aws-contract.md §1.5).
+    let endpoint = emu.endpoint.clone();
+    let file = template("scheduled-queue.yaml");
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(crate::support::aws_cli().as_path())
+            .args([
+                "cloudformation",
+                "deploy",
+                "--stack-name",
+                "via-s3",
+                "--template-file",
+                &file,
+                "--capabilities",
+                "CAPABILITY_IAM",
+                "--s3-bucket",
+                "deploys",
+                "--s3-prefix",
+                "pfx",
+                "--endpoint-url",
+                &endpoint,
+                "--region",
+                "us-east-1",
+            ])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_DEFAULT_REGION", "us-east-1")
+            .env("AWS_ENDPOINT_URL", &endpoint)
+            .env("AWS_CONFIG_FILE", "/dev/null")
+            .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+            .env("AWS_MAX_ATTEMPTS", "1")
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .env("PYTHONWARNINGS", "ignore")
+            .output()
+            .expect("run the aws CLI")
+    })
+    .await
+    .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let cfn = emu.cloudformation().await;
+    assert_eq!(
+        crate::cloudformation::status(&cfn, "via-s3").await.as_str(),
+        "CREATE_COMPLETE"
+    );
+    let uploaded = emu
+        .app
+        .s3
+        .list_objects("deploys", &Default::default())
+        .unwrap();
+    assert_eq!(uploaded.contents.len(), 1);
+    assert!(uploaded.contents[0].key.starts_with("pfx/"));
+}

@@ -1399,3 +1399,123 @@ async fn xml_answers_keep_empty_lists_and_result_elements() {
         .await;
     assert!(body.contains("<Code>ChangeSetNotFound</Code>"), "{body}");
 }
+
+#[tokio::test]
+async fn template_urls_are_read_from_cumulos_s3() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    let s3 = &emu.app.s3;
+    s3.create_bucket(&cumulo::ids::Scope::default_scope(), "templates", None)
+        .unwrap();
+    s3.put_object(
+        "templates",
+        "pfx/logs.template",
+        cumulo::services::s3::PutObjectInput {
+            body: LOGS.as_bytes().to_vec().into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for (stack, url) in [
+        (
+            "path",
+            format!("{}/templates/pfx/logs.template", emu.endpoint),
+        ),
+        (
+            "vhost",
+            "https://templates.s3.amazonaws.com/pfx/logs.template".to_string(),
+        ),
+        (
+            "regional",
+            "https://s3.us-east-1.amazonaws.com/templates/pfx/logs.template".to_string(),
+        ),
+    ] {
+        cfn.create_stack()
+            .stack_name(stack)
+            .template_url(url)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            status(&cfn, stack).await,
+            StackStatus::CreateComplete,
+            "{stack}"
+        );
+    }
+    let got = cfn.get_template().stack_name("path").send().await.unwrap();
+    assert_eq!(got.template_body(), Some(LOGS));
+    let e = err(cfn
+        .validate_template()
+        .template_url("ftp://example.com/x")
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(e.1, "TemplateURL must be a supported URL.");
+    let e = err(cfn
+        .validate_template()
+        .template_url(format!("{}/templates/missing.yaml", emu.endpoint))
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(e.1, "S3 error: The specified key does not exist.");
+    let e = err(cfn
+        .validate_template()
+        .template_url(format!("{}/templates/x", emu.endpoint))
+        .template_body(LOGS)
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(e.0, "ValidationError");
+}
+
+#[tokio::test]
+async fn ssm_parameter_types_resolve_from_cumulos_ssm() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    emu.app
+        .ssm
+        .put_parameter(
+            &cumulo::ids::Scope::default_scope(),
+            cumulo::services::ssm::PutParameterInput {
+                name: "/config/group".into(),
+                value: "from-ssm".into(),
+                parameter_type: Some("String".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let body = "Parameters:\n  Name:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /config/group\nResources:\n  G:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !Ref Name\n";
+    create(&cfn, "ssm", body).await;
+    let stack = describe(&cfn, "ssm").await;
+    let p = &stack.parameters()[0];
+    assert_eq!(
+        (p.parameter_value(), p.resolved_value()),
+        (Some("/config/group"), Some("from-ssm"))
+    );
+    let physical = cfn
+        .describe_stack_resource()
+        .stack_name("ssm")
+        .logical_resource_id("G")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        physical
+            .stack_resource_detail()
+            .unwrap()
+            .physical_resource_id(),
+        Some("from-ssm")
+    );
+    let e = err(cfn
+        .create_stack()
+        .stack_name("ssm-missing")
+        .template_body(body)
+        .parameters(param("Name", "/not/there"))
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(
+        e.1,
+        "Unable to fetch parameters [/not/there] from parameter store for this account."
+    );
+}
