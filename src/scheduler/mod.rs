@@ -42,6 +42,7 @@
 
 mod error;
 pub mod expression;
+pub mod invocations;
 pub mod model;
 mod paging;
 mod store;

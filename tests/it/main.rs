@@ -6,6 +6,7 @@ mod cli;
 mod cloudformation;
 mod cloudformation_resources;
 mod control;
+mod expressions;
 mod protocol;
 mod s3;
 mod scheduler;

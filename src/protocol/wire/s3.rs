@@ -159,7 +159,7 @@ fn decode_aws_chunked(body: &[u8]) -> Option<(Vec<u8>, BTreeMap<String, String>)
             }
             return Some((out, trailers));
         }
-        if rest.len() < size + 2 {
+        if rest.len() < size.checked_add(2)? {
             return None;
         }
         out.extend_from_slice(&rest[..size]);
@@ -678,6 +678,7 @@ mod tests {
         assert_eq!(trailers["x-amz-checksum-crc32"], "DUoRhQ==");
         assert!(decode_aws_chunked(b"zz\r\n").is_none());
         assert!(decode_aws_chunked(b"10\r\nshort\r\n").is_none());
+        assert!(decode_aws_chunked(b"ffffffffffffffff\r\nx\r\n").is_none());
     }
 
     #[test]

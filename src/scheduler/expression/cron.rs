@@ -11,7 +11,7 @@
 //! `31W` preview all behave as in Quartz):
 //! - Names (`JAN`–`DEC`, `SUN`–`SAT`) and the letters `L`, `W` are case-insensitive.
 //! - Exactly one of day-of-month and day-of-week is `?` (both `?` and neither `?` are rejected).
-//! - `L`, `L-n` (n 1–30, the n-th day before the last), `LW` and `nW` in day-of-month, and `L`
+//! - `L`, `L-n` (n 0–30, n days before the last), `LW` and `nW` in day-of-month, and `L`
 //!   (Saturday), `nL` and `n#k` (k 1–5) in day-of-week, stand alone in their field.
 //! - A range whose start is after its end wraps around (`FRI-MON`, `22-2`), steps included;
 //!   a reversed year range is rejected. Both ends of a range are names or both are numbers.
@@ -409,7 +409,7 @@ fn parse_day_of_month(text: &str) -> Option<DayRule> {
         _ => {
             if let Some(offset) = text.strip_prefix("L-") {
                 let offset = number(offset)?;
-                return (1..=30)
+                return (0..=30)
                     .contains(&offset)
                     .then_some(DayRule::LastDay { offset });
             }

@@ -27,7 +27,9 @@ mod tests;
 
 use std::str::FromStr;
 
-use chrono::{DateTime, Duration, FixedOffset, NaiveDateTime, SecondsFormat, Timelike, Utc};
+use chrono::{
+    DateTime, Datelike, Duration, FixedOffset, NaiveDateTime, SecondsFormat, Timelike, Utc,
+};
 use chrono_tz::Tz;
 
 pub use cron::{CronExpression, FIRST_YEAR, LAST_YEAR};
@@ -162,14 +164,23 @@ fn inner<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
 /// Occurrences must be strictly after this instant: `after`, or just before StartDate.
 fn lower_bound(after: DateTime<Utc>, window: &Window) -> DateTime<Utc> {
     match window.start {
-        Some(start) if start > after => start - Duration::nanoseconds(1),
+        Some(start) if start > after => start
+            .checked_sub_signed(Duration::nanoseconds(1))
+            .unwrap_or(after),
         _ => after,
     }
 }
 
 /// The first cron occurrence strictly after `after`, read in `tz`.
 fn cron_next_after(cron: &CronExpression, after: DateTime<Utc>, tz: Tz) -> Option<DateTime<Utc>> {
-    let local = after.with_timezone(&tz).naive_local();
+    // Every fire is in 1970–2199 local time, within a day of the same UTC years: outside
+    // that span the search starts from (or ends at) its edge, which also keeps the local
+    // reading of `after` inside chrono's range.
+    let earliest_search = DateTime::from_timestamp(-86_400, 0)?;
+    if after.year() > LAST_YEAR + 1 {
+        return None;
+    }
+    let local = after.max(earliest_search).with_timezone(&tz).naive_local();
     let mut from = local.with_nanosecond(0)?.with_second(0)?;
     // Each turn moves `from` forward; a candidate is refused only when it is skipped by a
     // spring-forward gap or its first instant is not after `after` (a repeated hour), so the
@@ -212,6 +223,15 @@ impl Fire {
     /// `local` as RFC 3339 with the zone's offset (`2026-03-09T02:30:00-04:00`; UTC is
     /// written `+00:00`), a fraction only when there is one.
     pub fn local_rfc3339(&self) -> String {
+        if self
+            .utc
+            .naive_utc()
+            .checked_add_offset(*self.local.offset())
+            .is_none()
+        {
+            // Beyond chrono's calendar: only the UTC reading can be written.
+            return crate::time::rfc3339(self.utc);
+        }
         self.local.to_rfc3339_opts(SecondsFormat::AutoSi, false)
     }
 }

@@ -93,6 +93,7 @@ fn accepts_what_aws_accepts() {
         "cron(0 12 15w * ? *)",
         "cron(0 2 ? * fril *)",
         "cron(0 2 ? * fri#2 *)",
+        "cron(30 9 L-0 * ? *)",
         "cron(30 9 L-1 * ? *)",
         "cron(30 9 L-30 * ? *)",
         "cron(0 0 ? * FRI-MON *)",
@@ -200,7 +201,6 @@ fn rejects_what_aws_rejects_with_its_message() {
         // Day-of-month specials stand alone and stay in range.
         "cron(0 0 L,1 * ? *)",
         "cron(0 0 1,L * ? *)",
-        "cron(0 0 L-0 * ? *)",
         "cron(0 0 L-31 * ? *)",
         "cron(0 0 L-1W * ? *)",
         "cron(0 0 0W * ? *)",
@@ -1308,4 +1308,81 @@ fn start_and_end_dates_bound_recurring_schedules() {
         list("cron(* * * * ? *)", from_utc)[0],
         "2030-01-01T12:30:00Z"
     );
+}
+
+#[test]
+fn extreme_instants_answer_without_panicking() {
+    let extremes = [DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC];
+    for text in [
+        "cron(* * * * ? *)",
+        "cron(0 0 L * ? *)",
+        "rate(1 minute)",
+        "rate(2147483647 days)",
+        "at(0001-01-01T00:00:00)",
+        "at(9999-12-31T23:59:59)",
+    ] {
+        let expr = ScheduleExpression::parse(text).expect("valid");
+        for zone in ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"] {
+            for after in extremes {
+                for anchor in extremes {
+                    let window = Window {
+                        start: Some(anchor),
+                        end: Some(anchor),
+                        anchor,
+                    };
+                    let _ = expr.next_after(after, tz(zone), &window);
+                    let _ = expr.next_after(after, tz(zone), &Window::anchored_at(anchor));
+                }
+            }
+        }
+    }
+    let cron = ScheduleExpression::parse("cron(* * * * ? *)").expect("valid");
+    let window = Window::anchored_at(DateTime::<Utc>::MIN_UTC);
+    assert_eq!(
+        cron.next_after(DateTime::<Utc>::MIN_UTC, Tz::UTC, &window),
+        Some(utc("1970-01-01T00:00:00Z"))
+    );
+    assert_eq!(
+        cron.next_after(DateTime::<Utc>::MAX_UTC, Tz::UTC, &window),
+        None
+    );
+}
+
+#[test]
+fn fires_beyond_the_calendar_are_written_in_utc() {
+    let fire = Fire::new(DateTime::<Utc>::MAX_UTC, tz("Pacific/Kiritimati"));
+    assert_eq!(
+        fire.local_rfc3339(),
+        crate::time::rfc3339(DateTime::<Utc>::MAX_UTC)
+    );
+    let fire = Fire::new(utc("2026-01-01T00:00:00Z"), tz("Pacific/Kiritimati"));
+    assert_eq!(fire.local_rfc3339(), "2026-01-01T14:00:00+14:00");
+}
+
+#[test]
+fn a_skipped_calendar_day_has_no_cron_fire_and_moves_an_at() {
+    // Samoa skipped 30 December 2011 (UTC-10 → UTC+14 at the end of the 29th).
+    check(
+        "cron(0 12 * * ? *)",
+        "Pacific/Apia",
+        "2011-12-29T00:00:00Z",
+        2,
+        &["2011-12-29T22:00:00Z", "2011-12-30T22:00:00Z"],
+    );
+    check(
+        "cron(0 12 30 12 ? 2011)",
+        "Pacific/Apia",
+        "2011-01-01T00:00:00Z",
+        1,
+        &[],
+    );
+    let fires = preview(
+        "at(2011-12-30T12:00:00)",
+        Some("Pacific/Apia"),
+        utc("2011-01-01T00:00:00Z"),
+        1,
+    )
+    .expect("valid");
+    assert_eq!(crate::time::rfc3339(fires[0].utc), "2011-12-30T22:00:00Z");
+    assert_eq!(fires[0].local_rfc3339(), "2011-12-31T12:00:00+14:00");
 }

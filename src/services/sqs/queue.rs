@@ -130,7 +130,7 @@ pub struct QueueState {
     next_sequence_number: u128,
 }
 
-/// What a receive decided about one visible message.
+/// The outcome of one receive: what goes to the caller and what goes to the dead-letter queue.
 pub struct Received {
     /// Messages returned to the caller.
     pub messages: Vec<ReceivedMessage>,

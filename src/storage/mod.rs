@@ -7,7 +7,10 @@
 //! transaction carries every write queued since the last one).
 //!
 //! Without `CUMULO_DATA_DIR` the store is [`Storage::memory`]: every call is a no-op and
-//! `sync` returns at once. Entities are stored as JSON under `(table, key)`.
+//! `sync` returns at once. With it, [`sqlite::SqliteBackend`] keeps every entity as JSON
+//! under `(table, key)` in `<data dir>/cumulo.db`.
+
+pub mod sqlite;
 
 use std::sync::Arc;
 
