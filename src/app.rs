@@ -130,6 +130,7 @@ impl App {
             faults: faults.clone(),
             sqs: sqs.clone(),
             sns: sns.clone(),
+            endpoint: endpoint.clone(),
         });
         let cloudformation = CloudFormation::new(crate::cloudformation::Deps {
             config: config.clone(),

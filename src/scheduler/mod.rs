@@ -40,12 +40,15 @@
 //! - A tag ARN of another account or region is `Schedule group <name> does not exist.`.
 //! - Groups are deleted synchronously, so `DELETING` is never observed.
 
+mod dispatcher;
+pub use dispatcher::{flexible_offset, retry_delay};
 mod error;
 pub mod expression;
 pub mod invocations;
 pub mod model;
 mod paging;
 mod store;
+pub mod targets;
 pub mod validate;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -84,14 +87,26 @@ pub struct Deps {
     pub sqs: Sqs,
     /// SNS target.
     pub sns: Sns,
+    /// Where clients reach Cumulo (queue URLs in materialised requests).
+    pub endpoint: crate::app::Endpoint,
 }
 
 /// Handle to the Scheduler core. Clones share one store.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    #[allow(dead_code)]
     deps: Deps,
     store: Arc<store::Store>,
+    dispatch: Arc<Dispatch>,
+}
+
+/// The dispatcher's side of the handle: its command channel (the task is started by
+/// [`Scheduler::start`]) and the invocation history.
+#[derive(Debug)]
+struct Dispatch {
+    commands: mpsc::UnboundedSender<dispatcher::Command>,
+    receiver: std::sync::Mutex<Option<mpsc::UnboundedReceiver<dispatcher::Command>>>,
+    started: std::sync::atomic::AtomicBool,
+    invocations: invocations::Invocations,
 }
 
 /// One delivery attempt made while the manual clock moved (`POST /_cumulo/clock` answer).
@@ -209,17 +224,66 @@ impl Scheduler {
     /// A scheduler with no schedules (the `default` group exists in every scope).
     pub fn new(deps: Deps) -> Scheduler {
         let store = Arc::new(store::Store::new(deps.storage.clone()));
-        Scheduler { deps, store }
+        let (commands, receiver) = mpsc::unbounded_channel();
+        let dispatch = Arc::new(Dispatch {
+            commands,
+            receiver: std::sync::Mutex::new(Some(receiver)),
+            started: std::sync::atomic::AtomicBool::new(false),
+            invocations: invocations::Invocations::new(deps.config.invocation_history),
+        });
+        Scheduler {
+            deps,
+            store,
+            dispatch,
+        }
     }
 
-    /// Starts the dispatcher task.
-    pub fn start(&self) {}
+    /// Starts the dispatcher task (once; not at all with
+    /// `CUMULO_SCHEDULER_INVOCATION_ENABLED=false`, which gives CRUD only).
+    pub fn start(&self) {
+        if !self.deps.config.scheduler_invocation_enabled {
+            return;
+        }
+        let Some(receiver) = self
+            .dispatch
+            .receiver
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        else {
+            return;
+        };
+        let attempter = Arc::new(dispatcher::Attempter {
+            clock: self.deps.clock.clone(),
+            ids: self.deps.ids.clone(),
+            faults: self.deps.faults.clone(),
+            targets: targets::Targets {
+                sqs: self.deps.sqs.clone(),
+                sns: self.deps.sns.clone(),
+                endpoint: self.deps.endpoint.clone(),
+            },
+            invocations: self.dispatch.invocations.clone(),
+        });
+        let changes = self.subscribe_changes();
+        let task = dispatcher::Dispatcher::new(
+            self.clone(),
+            attempter,
+            changes,
+            receiver,
+            self.dispatch.commands.clone(),
+        );
+        self.dispatch
+            .started
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        tokio::spawn(task.run());
+    }
 
     /// Deletes every schedule and group, pending retry and invocation record (and remembered
     /// client tokens); the `default` group exists again in every scope. Subscribers get
     /// [`ScheduleChange::Reset`].
     pub fn reset(&self) {
         self.store.reset();
+        self.dispatch.invocations.clear();
     }
 
     // --------------------------------------------------------------------------------------
@@ -538,7 +602,12 @@ impl Scheduler {
     }
 
     /// The clock switched mode; the dispatcher re-evaluates its next wake-up.
-    pub fn clock_mode_changed(&self) {}
+    pub fn clock_mode_changed(&self) {
+        let _ = self
+            .dispatch
+            .commands
+            .send(dispatcher::Command::ClockChanged);
+    }
 
     /// Moves the manual clock to `to`, firing in time order every occurrence and retry due at
     /// or before it, and answers once each attempt has finished.
@@ -546,17 +615,40 @@ impl Scheduler {
         &self,
         to: DateTime<Utc>,
     ) -> Result<Vec<FiredAttempt>, crate::clock::ClockError> {
-        self.deps.clock.step_manual(to)?;
-        Ok(Vec::new())
+        if !self
+            .dispatch
+            .started
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            self.deps.clock.step_manual(to)?;
+            return Ok(Vec::new());
+        }
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        if self
+            .dispatch
+            .commands
+            .send(dispatcher::Command::AdvanceTo { to, reply })
+            .is_err()
+        {
+            self.deps.clock.step_manual(to)?;
+            return Ok(Vec::new());
+        }
+        match answer.await {
+            Ok(result) => result,
+            Err(_) => {
+                self.deps.clock.step_manual(to)?;
+                Ok(Vec::new())
+            }
+        }
     }
 
     /// Invocation history, oldest first, optionally for one schedule and capped at `limit`.
     pub fn invocations(
         &self,
-        _schedule_arn: Option<&str>,
-        _limit: Option<usize>,
-    ) -> Vec<serde_json::Value> {
-        Vec::new()
+        schedule_arn: Option<&str>,
+        limit: Option<usize>,
+    ) -> Vec<invocations::InvocationRecord> {
+        self.dispatch.invocations.list(schedule_arn, limit)
     }
 
     /// The next `count` occurrences of `expression` strictly after `after`.
@@ -591,19 +683,19 @@ impl Scheduler {
         name: &str,
         count: usize,
     ) -> Result<Vec<PreviewFire>, Error> {
-        let schedule = self.get_schedule(scope, Some(group), name)?;
-        if schedule.state == ScheduleState::Disabled {
+        let key = ScheduleKey::new(scope.clone(), group, name);
+        let Some(schedule) = self.store.schedule(&key) else {
+            return Err(Error::ResourceNotFound(format!(
+                "Schedule {name} does not exist."
+            )));
+        };
+        if schedule.state != ScheduleState::Enabled {
             return Ok(Vec::new());
         }
-        let window = expression::Window {
-            start: schedule.start_date,
-            end: schedule.end_date,
-            anchor: schedule.start_date.unwrap_or(schedule.creation_date),
-        };
         let fires = expression::fires(
             &schedule.expression,
             schedule.timezone,
-            &window,
+            &dispatcher::window_of(&schedule),
             self.deps.clock.now(),
             count,
         );

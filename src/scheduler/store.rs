@@ -120,13 +120,9 @@ impl Tokens {
         };
         self.prune(now);
         match self.seen.get(&u.key) {
-            None => TokenCheck::Fresh,
-            Some((fp, expires)) if *expires <= now => {
-                let _ = fp;
-                TokenCheck::Fresh
-            }
-            Some((fp, _)) if *fp == u.fingerprint => TokenCheck::Replay,
-            Some(_) => TokenCheck::Mismatch,
+            Some(&(fp, expires)) if expires > now && fp == u.fingerprint => TokenCheck::Replay,
+            Some(&(_, expires)) if expires > now => TokenCheck::Mismatch,
+            _ => TokenCheck::Fresh,
         }
     }
 
@@ -771,6 +767,7 @@ impl Store {
         f: impl FnOnce(&mut GroupEntry) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let mut state = self.lock();
+        // Look first, so that a miss does not create the scope's state.
         if !state.scope(scope).groups.contains_key(name) {
             return Err(group_not_found(name));
         }

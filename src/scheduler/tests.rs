@@ -712,6 +712,7 @@ fn the_schedule_quota_counts_every_group_of_a_scope() {
     let s = Scheduler {
         deps: app.scheduler.deps.clone(),
         store: Arc::new(store::Store::new(Storage::memory()).with_max_schedules(2)),
+        dispatch: app.scheduler.dispatch.clone(),
     };
     s.create_schedule_group(&scope(), group("g")).unwrap();
     s.create_schedule(&scope(), input(None, "a")).unwrap();

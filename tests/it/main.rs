@@ -6,6 +6,7 @@ mod cli;
 mod cloudformation;
 mod cloudformation_resources;
 mod control;
+mod dispatch;
 mod expressions;
 mod protocol;
 mod s3;

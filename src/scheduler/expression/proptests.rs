@@ -67,7 +67,7 @@ impl Item {
         // Distance from start along the (possibly wrapping) range.
         let dist = (v + span - start) % span;
         let len = (end + span - start) % span;
-        dist <= len && dist % self.step.unwrap_or(1) == 0
+        dist <= len && dist.is_multiple_of(self.step.unwrap_or(1))
     }
 
     fn render(&self, names: Option<&[&str]>, min: u32, name_case: u8) -> String {

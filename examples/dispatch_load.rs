@@ -1,0 +1,280 @@
+//! Load driver for the dispatch benchmark (`docs/benchmarks.md`, `benches/scripts/dispatch.sh`):
+//! N `rate(1 minute)` schedules spread over Q SQS queues, on the real clock, with consumers
+//! draining every queue. Each message body carries its schedule ARN and scheduled time; its
+//! SentTimestamp is the delivery instant, so lateness = SentTimestamp − scheduled time. At the
+//! end it checks every occurrence due in the run was delivered exactly once.
+//!
+//!     cargo run --release --example dispatch_load -- --endpoint http://127.0.0.1:4566 \
+//!         --schedules 100000 --queues 100 --minutes 3
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_scheduler::types::{FlexibleTimeWindow, FlexibleTimeWindowMode, Target};
+use aws_sdk_sqs::types::{
+    DeleteMessageBatchRequestEntry, MessageSystemAttributeName, QueueAttributeName,
+};
+use chrono::{DateTime, Utc};
+
+struct Args {
+    endpoint: String,
+    schedules: usize,
+    queues: usize,
+    minutes: u64,
+    concurrency: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        endpoint: "http://127.0.0.1:4566".into(),
+        schedules: 100_000,
+        queues: 100,
+        minutes: 3,
+        concurrency: 64,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--endpoint" => a.endpoint = value(),
+            "--schedules" => a.schedules = value().parse().expect("--schedules N"),
+            "--queues" => a.queues = value().parse().expect("--queues N"),
+            "--minutes" => a.minutes = value().parse().expect("--minutes N"),
+            "--concurrency" => a.concurrency = value().parse().expect("--concurrency N"),
+            other => panic!("unknown flag {other}"),
+        }
+    }
+    a
+}
+
+#[allow(clippy::disallowed_methods)]
+fn wall() -> DateTime<Utc> {
+    Utc::now()
+}
+
+#[allow(clippy::disallowed_methods)]
+async fn pause(ms: u64) {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+}
+
+/// Received deliveries: (schedule ARN, scheduled time) → how many times, and every lateness in ms.
+#[derive(Default)]
+struct Seen {
+    count: HashMap<(String, String), u32>,
+    lateness_ms: Vec<i64>,
+}
+
+#[tokio::main]
+async fn main() {
+    let args = args();
+    let creds = aws_credential_types::Credentials::new("test", "test", None, None, "bench");
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .region(aws_config::Region::new("us-east-1"))
+        .credentials_provider(creds)
+        .endpoint_url(&args.endpoint)
+        .retry_config(aws_config::retry::RetryConfig::disabled())
+        .load()
+        .await;
+    let scheduler = aws_sdk_scheduler::Client::new(&config);
+    let sqs = aws_sdk_sqs::Client::new(&config);
+
+    let mut queues = Vec::new();
+    for q in 0..args.queues {
+        let url = sqs
+            .create_queue()
+            .queue_name(format!("load-{q}"))
+            .send()
+            .await
+            .expect("CreateQueue")
+            .queue_url
+            .expect("url");
+        let arn = sqs
+            .get_queue_attributes()
+            .queue_url(&url)
+            .attribute_names(QueueAttributeName::QueueArn)
+            .send()
+            .await
+            .expect("GetQueueAttributes")
+            .attributes
+            .expect("attributes")[&QueueAttributeName::QueueArn]
+            .clone();
+        queues.push((url, arn));
+    }
+
+    // Consumers start first, so nothing waits in a queue.
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut consumers = Vec::new();
+    for (url, _) in &queues {
+        let (sqs, url, seen, stop) = (sqs.clone(), url.clone(), seen.clone(), stop.clone());
+        consumers.push(tokio::spawn(async move {
+            loop {
+                let got = sqs
+                    .receive_message()
+                    .queue_url(&url)
+                    .max_number_of_messages(10)
+                    .wait_time_seconds(1)
+                    .message_system_attribute_names(MessageSystemAttributeName::SentTimestamp)
+                    .send()
+                    .await
+                    .expect("ReceiveMessage")
+                    .messages
+                    .unwrap_or_default();
+                if got.is_empty() {
+                    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    continue;
+                }
+                let mut entries = Vec::new();
+                {
+                    let mut seen = seen.lock().expect("seen");
+                    for (i, m) in got.iter().enumerate() {
+                        let body = m.body().unwrap_or_default();
+                        let (arn, scheduled) = body.split_once('|').expect("body arn|time");
+                        let sent: i64 = m
+                            .attributes()
+                            .and_then(|a| a.get(&MessageSystemAttributeName::SentTimestamp))
+                            .and_then(|v| v.parse().ok())
+                            .expect("SentTimestamp");
+                        let due = DateTime::parse_from_rfc3339(scheduled)
+                            .expect("time")
+                            .timestamp_millis();
+                        seen.lateness_ms.push(sent - due);
+                        *seen
+                            .count
+                            .entry((arn.to_string(), scheduled.to_string()))
+                            .or_default() += 1;
+                        entries.push(
+                            DeleteMessageBatchRequestEntry::builder()
+                                .id(i.to_string())
+                                .receipt_handle(m.receipt_handle().expect("handle"))
+                                .build()
+                                .expect("entry"),
+                        );
+                    }
+                }
+                sqs.delete_message_batch()
+                    .queue_url(&url)
+                    .set_entries(Some(entries))
+                    .send()
+                    .await
+                    .expect("DeleteMessageBatch");
+            }
+        }));
+    }
+
+    let created_at = Arc::new(Mutex::new(Vec::with_capacity(args.schedules)));
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = wall();
+    let mut workers = Vec::new();
+    for _ in 0..args.concurrency {
+        let (scheduler, next, created_at, queues) = (
+            scheduler.clone(),
+            next.clone(),
+            created_at.clone(),
+            queues.clone(),
+        );
+        let total = args.schedules;
+        workers.push(tokio::spawn(async move {
+            let window = FlexibleTimeWindow::builder()
+                .mode(FlexibleTimeWindowMode::Off)
+                .build()
+                .expect("window");
+            loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if n >= total {
+                    return;
+                }
+                let target = Target::builder()
+                    .arn(&queues[n % queues.len()].1)
+                    .role_arn("arn:aws:iam::000000000000:role/bench")
+                    .input("<aws.scheduler.schedule-arn>|<aws.scheduler.scheduled-time>")
+                    .build()
+                    .expect("target");
+                let arn = scheduler
+                    .create_schedule()
+                    .name(format!("load-{n:06}"))
+                    .schedule_expression("rate(1 minute)")
+                    .flexible_time_window(window.clone())
+                    .target(target)
+                    .send()
+                    .await
+                    .expect("CreateSchedule")
+                    .schedule_arn;
+                let got = scheduler
+                    .get_schedule()
+                    .name(format!("load-{n:06}"))
+                    .send()
+                    .await
+                    .expect("GetSchedule");
+                let created = got.creation_date().expect("CreationDate");
+                let created =
+                    DateTime::<Utc>::from_timestamp(created.secs(), created.subsec_nanos())
+                        .expect("time");
+                created_at.lock().expect("created").push((arn, created));
+            }
+        }));
+    }
+    for w in workers {
+        w.await.expect("worker");
+    }
+    let loaded = wall();
+    println!(
+        "created {} rate(1 minute) schedules over {} queues in {:.1} s",
+        args.schedules,
+        args.queues,
+        (loaded - started).num_milliseconds() as f64 / 1000.0
+    );
+
+    let run_until = loaded + chrono::Duration::minutes(args.minutes as i64);
+    while wall() < run_until {
+        pause(500).await;
+    }
+    // Occurrences due up to `cutoff` must all have arrived once the queues are drained.
+    let cutoff = run_until;
+    pause(3000).await;
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for c in consumers {
+        c.await.expect("consumer");
+    }
+
+    let seen = seen.lock().expect("seen");
+    let created = created_at.lock().expect("created");
+    let (mut expected, mut missing, mut duplicates) = (0u64, 0u64, 0u64);
+    for (arn, created) in created.iter() {
+        let mut k = 0i64;
+        loop {
+            let due = *created + chrono::Duration::minutes(k);
+            if due > cutoff {
+                break;
+            }
+            expected += 1;
+            let key = (arn.clone(), due.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+            match seen.count.get(&key) {
+                None => missing += 1,
+                Some(1) => {}
+                Some(_) => duplicates += 1,
+            }
+            k += 1;
+        }
+    }
+    let mut late = seen.lateness_ms.clone();
+    late.sort_unstable();
+    let pct = |p: f64| {
+        late.get(((late.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    println!(
+        "occurrences due by the end: {expected}; received: {}; missing: {missing}; duplicated: {duplicates}",
+        late.len()
+    );
+    println!(
+        "lateness (SentTimestamp - scheduled time, ms): p50 {} p90 {} p99 {} max {}",
+        pct(0.5),
+        pct(0.9),
+        pct(0.99),
+        late.last().copied().unwrap_or(0)
+    );
+}
