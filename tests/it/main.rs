@@ -6,6 +6,7 @@ mod cli;
 mod cloudformation;
 mod cloudformation_resources;
 mod control;
+mod corpus;
 mod dispatch;
 mod expressions;
 mod protocol;
