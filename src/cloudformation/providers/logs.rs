@@ -215,3 +215,158 @@ impl ResourceProvider for LogGroupProvider {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+    use crate::cloudformation::model::Tag;
+    use crate::ids::{IdGen, Scope};
+    use crate::storage::Storage;
+    use serde_json::json;
+
+    fn run(f: impl FnOnce(&LogGroupProvider, &ProviderContext<'_>)) {
+        let scope = Scope::default_scope();
+        let ids = IdGen::seeded(9);
+        let clock = Clock::new(crate::clock::ClockMode::Manual);
+        let stack_tags = [Tag {
+            key: "team".into(),
+            value: "ops".into(),
+        }];
+        let cx = ProviderContext {
+            scope: &scope,
+            stack_name: "logs",
+            stack_id: "arn:aws:cloudformation:us-east-1:000000000000:stack/logs/1",
+            logical_id: "Group",
+            type_name: "AWS::Logs::LogGroup",
+            stack_tags: &stack_tags,
+            ids: &ids,
+            clock: &clock,
+        };
+        let provider = LogGroupProvider::new(Logs::new(clock.clone(), Storage::memory()));
+        f(&provider, &cx);
+    }
+
+    fn current<'a>(made: &'a Provisioned, properties: &'a Value) -> Current<'a> {
+        Current {
+            physical_id: &made.physical_id,
+            properties,
+            attributes: &made.attributes,
+        }
+    }
+
+    #[test]
+    fn create_update_and_delete_a_log_group() {
+        run(|p, cx| {
+            let props = json!({"LogGroupName": "/app/one", "RetentionInDays": 7, "Tags": [{"Key": "a", "Value": "b"}]});
+            let made = p.create(cx, &props).unwrap();
+            assert_eq!(made.physical_id, "/app/one");
+            assert_eq!(made.ref_value, json!("/app/one"));
+            assert_eq!(
+                made.attributes["Arn"],
+                json!("arn:aws:logs:us-east-1:000000000000:log-group:/app/one:*")
+            );
+            let group = p.logs.describe_log_group(cx.scope, "/app/one").unwrap();
+            assert_eq!(group.retention_in_days, Some(7));
+            assert_eq!(group.tags["a"], "b");
+            assert_eq!(group.tags["team"], "ops");
+            assert_eq!(group.tags["aws:cloudformation:logical-id"], "Group");
+
+            let new = json!({"LogGroupName": "/app/one", "RetentionInDays": "30", "KmsKeyId": "arn:aws:kms:us-east-1:000000000000:key/k"});
+            let updated = p.update(cx, &current(&made, &props), &new).unwrap();
+            assert_eq!(updated, made);
+            let group = p.logs.describe_log_group(cx.scope, "/app/one").unwrap();
+            assert_eq!(group.retention_in_days, Some(30));
+            assert!(group.kms_key_id.is_some());
+            assert!(!group.tags.contains_key("a"));
+            let bare = json!({"LogGroupName": "/app/one"});
+            p.update(cx, &current(&made, &new), &bare).unwrap();
+            let group = p.logs.describe_log_group(cx.scope, "/app/one").unwrap();
+            assert_eq!((group.retention_in_days, group.kms_key_id), (None, None));
+
+            p.delete(cx, &current(&made, &bare)).unwrap();
+            assert!(p.logs.describe_log_group(cx.scope, "/app/one").is_err());
+            p.delete(cx, &current(&made, &bare)).unwrap();
+            assert_eq!(
+                p.update(cx, &current(&made, &bare), &bare)
+                    .unwrap_err()
+                    .code,
+                HandlerErrorCode::NotFound
+            );
+        });
+    }
+
+    #[test]
+    fn generated_names_and_existing_groups() {
+        run(|p, cx| {
+            let made = p.create(cx, &json!({})).unwrap();
+            assert!(
+                made.physical_id.starts_with("logs-Group-"),
+                "{}",
+                made.physical_id
+            );
+            let err = p
+                .create(cx, &json!({"LogGroupName": made.physical_id}))
+                .unwrap_err();
+            assert_eq!(err.code, HandlerErrorCode::AlreadyExists);
+            assert_eq!(
+                err.message,
+                format!(
+                    "Resource of type 'AWS::Logs::LogGroup' with identifier '{}' already exists.",
+                    made.physical_id
+                )
+            );
+        });
+    }
+
+    #[test]
+    fn invalid_properties_are_refused_in_cloudformations_words() {
+        run(|p, cx| {
+            let prefix = "Properties validation failed for resource Group with message: ";
+            let cases = [
+                (
+                    json!({"RetentionInDays": 2}),
+                    "#/RetentionInDays: failed validation constraint for keyword [enum]",
+                ),
+                (
+                    json!({"RetentionInDays": "often"}),
+                    "#/RetentionInDays: expected type: Integer, found: String",
+                ),
+                (
+                    json!({"LogGroupName": "has space"}),
+                    "#/LogGroupName: failed validation constraint for keyword [pattern]",
+                ),
+                (
+                    json!({"LogGroupName": ""}),
+                    "#/LogGroupName: expected minLength: 1, actual: 0",
+                ),
+                (
+                    json!({"LogGroupName": "x".repeat(513)}),
+                    "#/LogGroupName: expected maxLength: 512, actual: 513",
+                ),
+                (
+                    json!({"KmsKeyId": "my-key"}),
+                    "#/KmsKeyId: failed validation constraint for keyword [pattern]",
+                ),
+                (
+                    json!({"LogGroupClass": "COLD"}),
+                    "#/LogGroupClass: failed validation constraint for keyword [enum]",
+                ),
+                (
+                    json!({"DataProtectionPolicy": "text"}),
+                    "#/DataProtectionPolicy: expected type: JSONObject, found: String",
+                ),
+                (
+                    json!({"Retention": 7}),
+                    "#: extraneous key [Retention] is not permitted",
+                ),
+            ];
+            for (props, detail) in cases {
+                let err = p.create(cx, &props).unwrap_err();
+                assert_eq!(err.message, format!("{prefix}{detail}"), "{props}");
+                assert_eq!(err.code, HandlerErrorCode::InvalidRequest);
+            }
+            assert!(p.logs.describe_log_groups(cx.scope, None).is_empty());
+        });
+    }
+}

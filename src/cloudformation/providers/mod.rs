@@ -11,6 +11,10 @@ mod iam_policy;
 mod iam_role;
 mod kms;
 mod lambda;
+// Not registered in `Providers::new` yet: tests/it/cloudformation.rs still stores log groups
+// as placeholders (exports_imports_and_the_refused_delete makes one whose name exists).
+#[allow(dead_code)]
+mod logs;
 mod scheduler;
 mod schema;
 mod sns;
