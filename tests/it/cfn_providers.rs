@@ -1198,3 +1198,95 @@ async fn invalid_properties_fail_the_resource_with_the_apis_message_and_roll_bac
     assert!(emu.app.states.list_state_machines(&scope()).is_empty());
     assert!(emu.app.kms.list_aliases(&scope()).is_empty());
 }
+
+#[tokio::test]
+async fn deleting_resources_already_gone_succeeds() {
+    let emu = Emulator::start().await;
+    let cfn = emu.cloudformation().await;
+    let body = r#"
+Resources:
+  Queue: {Type: AWS::SQS::Queue}
+  Topic: {Type: AWS::SNS::Topic}
+  Subscription:
+    Type: AWS::SNS::Subscription
+    Properties: {TopicArn: !Ref Topic, Protocol: sqs, Endpoint: !GetAtt Queue.Arn}
+  QueuePolicy:
+    Type: AWS::SQS::QueuePolicy
+    Properties: {Queues: [!Ref Queue], PolicyDocument: {Statement: []}}
+  LambdaRole:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument: {Statement: [{Effect: Allow, Principal: {Service: lambda.amazonaws.com}, Action: 'sts:AssumeRole'}]}
+  Inline:
+    Type: AWS::IAM::Policy
+    Properties: {PolicyName: p, Roles: [!Ref LambdaRole], PolicyDocument: {Statement: []}}
+  Managed:
+    Type: AWS::IAM::ManagedPolicy
+    Properties: {Roles: [!Ref LambdaRole], PolicyDocument: {Statement: []}}
+  Function:
+    Type: AWS::Lambda::Function
+    Properties: {Runtime: python3.12, Handler: i.h, Role: !GetAtt LambdaRole.Arn, Code: {ZipFile: x}}
+  Permission:
+    Type: AWS::Lambda::Permission
+    Properties: {FunctionName: !Ref Function, Action: 'lambda:InvokeFunction', Principal: sns.amazonaws.com}
+  Flow:
+    Type: AWS::StepFunctions::StateMachine
+    Properties: {RoleArn: !GetAtt LambdaRole.Arn, Definition: {StartAt: A, States: {A: {Type: Succeed}}}}
+  Param:
+    Type: AWS::SSM::Parameter
+    Properties: {Type: String, Value: v}
+  Key: {Type: AWS::KMS::Key}
+  Alias:
+    Type: AWS::KMS::Alias
+    Properties: {AliasName: alias/gone, TargetKeyId: !Ref Key}
+Outputs:
+  Topic: {Value: !Ref Topic}
+  Function: {Value: !Ref Function}
+  Flow: {Value: !Ref Flow}
+  Param: {Value: !Ref Param}
+  Key: {Value: !Ref Key}
+  Managed: {Value: !Ref Managed}
+  Role: {Value: !Ref LambdaRole}
+  Queue: {Value: !Ref Queue}
+"#;
+    assert_eq!(
+        deploy(&cfn, "gone", body, &[]).await,
+        StackStatus::CreateComplete
+    );
+    let out = outputs(&cfn, "gone").await;
+    let app = &emu.app;
+    let account = "000000000000";
+    // Everything goes behind the stack's back.
+    app.sns.delete_topic(&out["Topic"]).unwrap();
+    app.lambda
+        .delete_function(&scope(), &out["Function"])
+        .unwrap();
+    app.states.delete_state_machine(&out["Flow"]).unwrap();
+    app.ssm.delete_parameter(&scope(), &out["Param"]).unwrap();
+    app.kms.delete_alias(&scope(), "alias/gone").unwrap();
+    app.kms
+        .schedule_key_deletion(&scope(), &out["Key"], None)
+        .unwrap();
+    app.iam
+        .delete_role_policy(account, &out["Role"], "p")
+        .unwrap();
+    app.iam
+        .detach_role_policy(account, &out["Role"], &out["Managed"])
+        .unwrap();
+    app.iam.delete_policy(&out["Managed"]).unwrap();
+    let queue_arn = app.sqs.resolve_url(&scope(), &out["Queue"]).unwrap();
+    app.sqs.delete_queue(&queue_arn).unwrap();
+
+    let id = describe(&cfn, "gone").await.stack_id().unwrap().to_string();
+    cfn.delete_stack().stack_name("gone").send().await.unwrap();
+    let events = events(&cfn, &id).await;
+    assert_eq!(events.last().map(|e| e.1.as_str()), Some("DELETE_COMPLETE"));
+    assert!(events.iter().all(|e| e.1 != "DELETE_FAILED"), "{events:#?}");
+    assert!(cfn
+        .describe_stacks()
+        .stack_name("gone")
+        .send()
+        .await
+        .is_err());
+    assert!(app.iam.list_roles(account, None).is_empty());
+}
