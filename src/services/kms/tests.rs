@@ -235,3 +235,32 @@ fn rotation_state_and_scheduled_deletion() {
         "UnsupportedOperationException"
     );
 }
+
+#[test]
+fn a_new_store_over_the_same_storage_reloads_keys_and_aliases() {
+    let storage = crate::services::test_backend::storage();
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let first = Kms::new(clock.clone(), IdGen::seeded(1), storage.clone());
+    let key = first
+        .create_key(&scope(), CreateKeyInput::default())
+        .unwrap();
+    first
+        .create_alias(&scope(), "alias/kept", &key.key_id)
+        .unwrap();
+    first
+        .create_alias(&scope(), "alias/dropped", &key.key_id)
+        .unwrap();
+    first.delete_alias(&scope(), "alias/dropped").unwrap();
+    first
+        .update_key_description(&scope(), &key.key_id, "reloaded")
+        .unwrap();
+    let second = Kms::new(clock, IdGen::seeded(2), storage);
+    assert_eq!(
+        second
+            .describe_key(&scope(), "alias/kept")
+            .unwrap()
+            .description,
+        "reloaded"
+    );
+    assert_eq!(second.list_aliases(&scope()).len(), 1);
+}

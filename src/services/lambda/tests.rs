@@ -365,3 +365,42 @@ fn permissions_build_the_resource_policy() {
         "ResourceNotFoundException"
     );
 }
+
+#[test]
+fn a_new_store_over_the_same_storage_reloads_functions_and_policies() {
+    let (_, iam) = lambda();
+    let storage = crate::services::test_backend::storage();
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let first = Lambda::new(
+        clock.clone(),
+        IdGen::seeded(1),
+        storage.clone(),
+        iam.clone(),
+    );
+    first.create_function(&scope(), input("kept")).unwrap();
+    first.create_function(&scope(), input("dropped")).unwrap();
+    first.delete_function(&scope(), "dropped").unwrap();
+    first
+        .add_permission(
+            &scope(),
+            "kept",
+            AddPermissionInput {
+                statement_id: "s".into(),
+                action: "*".into(),
+                principal: "sns.amazonaws.com".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let second = Lambda::new(clock, IdGen::seeded(2), storage, iam);
+    let names: Vec<String> = second
+        .list_functions(&scope())
+        .into_iter()
+        .map(|f| f.function_name)
+        .collect();
+    assert_eq!(names, ["kept"]);
+    assert!(second
+        .get_policy(&scope(), "kept")
+        .unwrap()
+        .contains("\"Sid\":\"s\""));
+}

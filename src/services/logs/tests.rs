@@ -153,3 +153,29 @@ fn classes_keys_and_tags_are_validated() {
     logs.set_data_protection_policy(&scope, "a", Some("{}"))
         .unwrap();
 }
+
+#[test]
+fn a_new_store_over_the_same_storage_reloads_log_groups() {
+    let storage = crate::services::test_backend::storage();
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let scope = Scope::default_scope();
+    let first = Logs::new(clock.clone(), storage.clone());
+    first.create_log_group(&scope, input("/kept")).unwrap();
+    first.create_log_group(&scope, input("/dropped")).unwrap();
+    first.put_retention_policy(&scope, "/kept", 30).unwrap();
+    first.delete_log_group(&scope, "/dropped").unwrap();
+    let second = Logs::new(clock, storage);
+    let names: Vec<String> = second
+        .describe_log_groups(&scope, None)
+        .into_iter()
+        .map(|g| g.log_group_name)
+        .collect();
+    assert_eq!(names, ["/kept"]);
+    assert_eq!(
+        second
+            .describe_log_group(&scope, "/kept")
+            .unwrap()
+            .retention_in_days,
+        Some(30)
+    );
+}

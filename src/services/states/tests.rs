@@ -176,3 +176,18 @@ fn create_is_idempotent_update_revises_delete_is_quiet() {
         "InvalidArn"
     );
 }
+
+#[test]
+fn a_new_store_over_the_same_storage_reloads_state_machines() {
+    let storage = crate::services::test_backend::storage();
+    let clock = Clock::manual_at(Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap());
+    let scope = Scope::default_scope();
+    let first = States::new(clock.clone(), IdGen::seeded(1), storage.clone());
+    let kept = first.create_state_machine(&scope, input("kept")).unwrap();
+    let dropped = first
+        .create_state_machine(&scope, input("dropped"))
+        .unwrap();
+    first.delete_state_machine(&dropped.arn).unwrap();
+    let second = States::new(clock, IdGen::seeded(2), storage);
+    assert_eq!(second.list_state_machines(&scope), [kept]);
+}
