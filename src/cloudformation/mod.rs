@@ -25,7 +25,7 @@ pub mod status;
 pub mod store;
 pub mod template;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use indexmap::IndexMap;
@@ -161,14 +161,16 @@ fn is_plain_name(name: &str) -> bool {
 }
 
 impl CloudFormation {
-    /// A CloudFormation with no stacks.
+    /// A CloudFormation with the stacks, change sets and exports `deps.storage` kept (none in
+    /// memory mode).
     pub fn new(deps: Deps) -> CloudFormation {
         let providers = Providers::new(&deps);
+        let state = State::load(&deps.storage);
         CloudFormation {
             shared: Arc::new(Shared {
                 deps,
                 providers,
-                state: Mutex::new(State::default()),
+                state: Mutex::new(state),
             }),
         }
     }
@@ -312,15 +314,21 @@ impl CloudFormation {
         tags: Option<&[Tag]>,
         notification_arns: Option<&[String]>,
     ) -> Result<Plan, Error> {
-        let (current, old_template, old_params, old_outputs, old_tags, old_arns) = {
+        let (current, exports, old_template, old_params, old_outputs, old_tags, old_arns) = {
             let mut state = self.shared.lock();
-            let entry = state
-                .region(scope)
+            let region = state.region(scope);
+            let exports: HashMap<String, String> = region
+                .exports
+                .values()
+                .map(|e| (e.name.clone(), e.value.clone()))
+                .collect();
+            let entry = region
                 .stacks
                 .get(stack_id)
                 .ok_or_else(|| Error::validation(stack_does_not_exist(stack_id)))?;
             (
                 entry.resources.clone(),
+                exports,
                 self.stack_template(entry).ok(),
                 entry.record.parameters.clone(),
                 entry.record.outputs.clone(),
@@ -334,15 +342,41 @@ impl CloudFormation {
             .filter(|p| !old_params.contains(p))
             .map(|p| p.key.clone())
             .collect();
+        let retyped: Vec<&str> = prepared
+            .resolved
+            .resources
+            .values()
+            .filter(|d| {
+                current
+                    .get(&d.logical_id)
+                    .is_some_and(|r| r.type_name != d.type_name)
+            })
+            .map(|d| d.logical_id.as_str())
+            .collect();
+        if !retyped.is_empty() {
+            return Err(Error::validation(format!(
+                "Update of resource type is not permitted. The new template modifies resource type of the following resources: [{}]",
+                retyped.join(", ")
+            )));
+        }
         let old_declarations = old_template.as_ref().map(|t| t.resources());
+        let providers = &self.shared.providers;
+        let update_kind =
+            |type_name: &str, old: &Value, new: &Value, create_only: bool| match providers
+                .get(type_name)
+            {
+                Some(p) => p.update_kind(old, new, create_only),
+                None if create_only => providers::UpdateKind::Replace,
+                None => providers::UpdateKind::InPlace,
+            };
         let inputs = plan::UpdateInputs {
             current: &current,
             old_declarations,
             resolved: &prepared.resolved,
             changed_parameters: &changed_parameters,
-            providers: &self.shared.providers,
+            update_kind: &update_kind,
         };
-        let values = engine::PlanValues::new(&self.shared, scope, &current);
+        let values = engine::PlanValues::new(&current, exports.clone());
         let evaluate = |logical_id: &str, values: &dyn template::ResourceValues| {
             template::Evaluator::new(
                 &prepared.template,
@@ -356,7 +390,7 @@ impl CloudFormation {
         };
         let mut plan = plan::plan_update(&inputs, values, &evaluate);
         let outputs_changed = {
-            let values = engine::PlanValues::new(&self.shared, scope, &current);
+            let values = engine::PlanValues::new(&current, exports);
             let evaluator = template::Evaluator::new(
                 &prepared.template,
                 &prepared.params,
@@ -1513,7 +1547,17 @@ impl CloudFormation {
             resolved,
             pseudo,
         };
-        let plan = plan.map(|p| (*p).clone()).unwrap_or_default();
+        // The change set's own record says what it modifies (the cached plan is not durable).
+        let plan = plan.map(|p| (*p).clone()).unwrap_or_else(|| Plan {
+            changes: record.changes.clone(),
+            modified: record
+                .changes
+                .iter()
+                .filter(|c| c.action == ChangeAction::Modify)
+                .map(|c| c.logical_id.clone())
+                .collect(),
+            other_changes: true,
+        });
         match record.change_set_type {
             ChangeSetType::Create => {
                 if stack_status.0 != StackStatus::ReviewInProgress || stack_status.1 {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::engine::{PlanValues, KNOWN_AFTER_APPLY};
 use super::model::{ChangeAction, ChangeDetail, ResourceChange, ResourceRecord};
-use super::providers::{Providers, UpdateKind};
+use super::providers::UpdateKind;
 use super::registry;
 use super::template::{Resolved, ResourceDecl, ResourceValues};
 
@@ -95,8 +95,9 @@ pub(crate) struct UpdateInputs<'a> {
     pub resolved: &'a Resolved,
     /// Parameters whose value changes.
     pub changed_parameters: &'a HashSet<String>,
-    /// The providers (how each type updates).
-    pub providers: &'a Providers,
+    /// How a resource type would carry out a change of properties (the provider's
+    /// `update_kind`): type name, old and new properties, whether a createOnly property changed.
+    pub update_kind: &'a dyn Fn(&str, &Value, &Value, bool) -> UpdateKind,
 }
 
 /// An UPDATE change set: diffs `inputs.current` against the new template. `evaluate` gives a
@@ -205,11 +206,12 @@ fn modify(
         let create_only_changed = changed_keys
             .iter()
             .any(|k| create_only.contains(&k.as_str()));
-        if let Some(provider) = inputs.providers.get(&old.type_name) {
-            kind = Some(provider.update_kind(&old.properties, new, create_only_changed));
-        } else if create_only_changed {
-            kind = Some(UpdateKind::Replace);
-        }
+        kind = Some((inputs.update_kind)(
+            &old.type_name,
+            &old.properties,
+            new,
+            create_only_changed,
+        ));
         if kind == Some(UpdateKind::Replace) {
             replacement = "True";
         }
@@ -438,39 +440,4 @@ fn sub_references(text: &str, local: &HashSet<String>, out: &mut Vec<Reference>)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn references_are_found_in_every_intrinsic_form() {
-        let raw = json!({
-            "A": {"Ref": "Param"},
-            "B": {"Fn::GetAtt": ["Queue", "Arn"]},
-            "C": {"Fn::GetAtt": "Role.Arn"},
-            "D": {"Fn::Sub": "x-${Env}-${Queue.QueueName}-${AWS::Region}-${!Literal}"},
-            "E": {"Fn::Sub": ["${Local}-${Other}", {"Local": {"Ref": "Group"}}]},
-            "F": [{"Fn::Join": ["", [{"Ref": "Nested"}]]}]
-        });
-        let mut refs = Vec::new();
-        references(&raw, &mut refs);
-        let expected = vec![
-            Reference::Ref("Param".into()),
-            Reference::GetAtt("Queue".into(), "Arn".into()),
-            Reference::GetAtt("Role".into(), "Arn".into()),
-            Reference::Ref("Env".into()),
-            Reference::GetAtt("Queue".into(), "QueueName".into()),
-            Reference::Ref("AWS::Region".into()),
-            Reference::Ref("Other".into()),
-            Reference::Ref("Group".into()),
-            Reference::Ref("Nested".into()),
-        ];
-        assert_eq!(refs, expected);
-    }
-
-    #[test]
-    fn property_names_keep_old_order_then_new() {
-        let names = property_names(&json!({"B": 1, "A": 2}), &json!({"A": 3, "C": 4}));
-        assert_eq!(names, vec!["B", "A", "C"]);
-    }
-}
+mod tests;

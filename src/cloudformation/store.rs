@@ -14,9 +14,13 @@ use indexmap::IndexMap;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
 
+use serde::{Deserialize, Serialize};
+
 use super::engine::OperationControl;
+
 use super::model::{ChangeSetRecord, Export, ResourceRecord, StackEventRecord, StackRecord};
 use super::plan::Plan;
+use super::status::StackStatus;
 use super::template::Template;
 
 /// Durable table of stack records, keyed by StackId.
@@ -183,12 +187,29 @@ impl StackEntry {
         storage.put(STACKS, &self.record.stack_id, &self.record);
     }
 
-    /// Persists one resource.
+    /// Persists one resource (with its position in the stack's dependency order).
     pub fn save_resource(&self, storage: &Storage, logical_id: &str) {
         let key = format!("{}|{logical_id}", self.record.stack_id);
-        match self.resources.get(logical_id) {
-            Some(res) => storage.put(RESOURCES, &key, res),
+        match self.resources.get_full(logical_id) {
+            Some((position, _, record)) => storage.put(
+                RESOURCES,
+                &key,
+                &StoredResourceRef {
+                    stack_id: &self.record.stack_id,
+                    position,
+                    record,
+                },
+            ),
             None => storage.delete(RESOURCES, &key),
+        }
+    }
+
+    /// Persists every resource (after the order changed).
+    pub fn save_all_resources(&self, storage: &Storage) {
+        if storage.is_durable() {
+            for logical_id in self.resources.keys() {
+                self.save_resource(storage, logical_id);
+            }
         }
     }
 
@@ -229,12 +250,153 @@ impl StackEntry {
             reason,
             properties,
         };
+        let stored = StoredEvent {
+            stack_id: self.record.stack_id.clone(),
+            event,
+        };
         storage.put(
             EVENTS,
             &format!("{}|{seq:012}", self.record.stack_id),
-            &event,
+            &stored,
         );
-        self.events.push(event);
+        self.events.push(stored.event);
+    }
+}
+
+/// A resource as the durable store keeps it (written).
+#[derive(Serialize)]
+struct StoredResourceRef<'a> {
+    stack_id: &'a str,
+    position: usize,
+    record: &'a ResourceRecord,
+}
+
+/// A resource as the durable store keeps it (read back).
+#[derive(Deserialize)]
+struct StoredResource {
+    stack_id: String,
+    position: usize,
+    record: ResourceRecord,
+}
+
+/// An event as the durable store keeps it: the event and its stack.
+#[derive(Serialize, Deserialize)]
+struct StoredEvent {
+    stack_id: String,
+    event: StackEventRecord,
+}
+
+/// The scope a CloudFormation ARN lives in (`arn:aws:cloudformation:<region>:<account>:...`).
+fn scope_of(arn: &str) -> Option<Scope> {
+    let mut parts = arn.splitn(6, ':');
+    let (_, _, _, region, account) = (
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+        parts.next()?,
+    );
+    Some(Scope::new(account, region))
+}
+
+impl State {
+    /// Everything `storage` kept: stacks (an operation cut short by a restart leaves its stack
+    /// in the matching failed status, from which DeleteStack, RollbackStack or
+    /// ContinueUpdateRollback recover), their resources in dependency order and events, change
+    /// sets, and the exports of live stacks.
+    pub fn load(storage: &Storage) -> State {
+        let mut state = State::default();
+        if !storage.is_durable() {
+            return state;
+        }
+        for (_, mut record) in storage.load::<StackRecord>(STACKS) {
+            let Some(scope) = scope_of(&record.stack_id) else {
+                continue;
+            };
+            let interrupted = match record.status {
+                StackStatus::CreateInProgress => Some(StackStatus::CreateFailed),
+                StackStatus::UpdateInProgress => Some(StackStatus::UpdateFailed),
+                StackStatus::DeleteInProgress => Some(StackStatus::DeleteFailed),
+                StackStatus::RollbackInProgress => Some(StackStatus::RollbackFailed),
+                StackStatus::UpdateRollbackInProgress => Some(StackStatus::UpdateRollbackFailed),
+                StackStatus::UpdateCompleteCleanupInProgress => Some(StackStatus::UpdateComplete),
+                StackStatus::UpdateRollbackCompleteCleanupInProgress => {
+                    Some(StackStatus::UpdateRollbackComplete)
+                }
+                _ => None,
+            };
+            if let Some(status) = interrupted {
+                record.status = status;
+                record.status_reason =
+                    Some("The operation was interrupted by a restart of Cumulo.".to_string());
+                if matches!(
+                    status,
+                    StackStatus::UpdateComplete | StackStatus::UpdateRollbackComplete
+                ) {
+                    record.journal = None;
+                }
+                storage.put(STACKS, &record.stack_id, &record);
+            }
+            let region = state.region(&scope);
+            if record.status != StackStatus::DeleteComplete {
+                region
+                    .live
+                    .insert(record.stack_name.clone(), record.stack_id.clone());
+                for o in &record.outputs {
+                    if let Some(name) = &o.export_name {
+                        region.exports.insert(
+                            name.clone(),
+                            Export {
+                                exporting_stack_id: record.stack_id.clone(),
+                                name: name.clone(),
+                                value: o.value.clone(),
+                            },
+                        );
+                    }
+                }
+            }
+            region
+                .stacks
+                .insert(record.stack_id.clone(), StackEntry::new(record, None));
+        }
+        let mut resources = storage.load::<StoredResource>(RESOURCES);
+        resources.sort_by_key(|(_, r)| r.position);
+        for (_, stored) in resources {
+            if let Some(entry) = scope_of(&stored.stack_id)
+                .and_then(|scope| state.regions.get_mut(&scope))
+                .and_then(|r| r.stacks.get_mut(&stored.stack_id))
+            {
+                entry
+                    .resources
+                    .insert(stored.record.logical_id.clone(), stored.record);
+            }
+        }
+        let mut events = storage.load::<StoredEvent>(EVENTS);
+        events.sort_by_key(|(_, e)| e.event.seq);
+        for (_, stored) in events {
+            if let Some(entry) = scope_of(&stored.stack_id)
+                .and_then(|scope| state.regions.get_mut(&scope))
+                .and_then(|r| r.stacks.get_mut(&stored.stack_id))
+            {
+                entry.event_ids.insert(stored.event.event_id.clone());
+                entry.events.push(stored.event);
+            }
+        }
+        let mut change_sets = storage.load::<ChangeSetRecord>(CHANGE_SETS);
+        change_sets.sort_by_key(|(_, cs)| cs.creation_time);
+        for (_, record) in change_sets {
+            if let Some(scope) = scope_of(&record.change_set_id) {
+                state.region(&scope).change_sets.insert(
+                    record.change_set_id.clone(),
+                    ChangeSetEntry {
+                        record,
+                        template: None,
+                        plan: None,
+                    },
+                );
+            }
+        }
+        state
     }
 }
 
@@ -269,6 +431,63 @@ pub fn paginate<T: Clone>(items: &[T], offset: usize, size: usize) -> super::mod
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operation_cut_short_by_a_restart_loads_failed() {
+        use crate::cloudformation::model::RollbackConfiguration;
+        let storage = crate::services::test_backend::storage();
+        let record = |name: &str, status: StackStatus| StackRecord {
+            stack_id: format!("arn:aws:cloudformation:eu-west-1:123456789012:stack/{name}/1"),
+            stack_name: name.into(),
+            status,
+            status_reason: None,
+            creation_time: chrono::DateTime::UNIX_EPOCH,
+            last_updated_time: None,
+            deletion_time: None,
+            change_set_id: None,
+            template_body: String::new(),
+            description: None,
+            bound_parameters: None,
+            parameters: Vec::new(),
+            capabilities: Vec::new(),
+            notification_arns: Vec::new(),
+            tags: Vec::new(),
+            outputs: Vec::new(),
+            disable_rollback: false,
+            timeout_in_minutes: None,
+            role_arn: None,
+            enable_termination_protection: false,
+            stack_policy_body: None,
+            rollback_configuration: RollbackConfiguration::default(),
+            retain_except_on_create: false,
+            imports: Vec::new(),
+            journal: None,
+        };
+        for (name, status) in [
+            ("a", StackStatus::UpdateInProgress),
+            ("b", StackStatus::CreateComplete),
+            ("c", StackStatus::DeleteComplete),
+        ] {
+            let r = record(name, status);
+            storage.put(STACKS, &r.stack_id, &r);
+        }
+        let mut state = State::load(&storage);
+        let region = state.region(&Scope::new("123456789012", "eu-west-1"));
+        let a = region.find("a").unwrap();
+        assert_eq!(a.record.status, StackStatus::UpdateFailed);
+        assert!(a.record.status_reason.is_some());
+        assert_eq!(
+            region.find("b").unwrap().record.status,
+            StackStatus::CreateComplete
+        );
+        assert!(
+            region.find("c").is_none(),
+            "deleted stacks are found by id only"
+        );
+        assert!(region
+            .find("arn:aws:cloudformation:eu-west-1:123456789012:stack/c/1")
+            .is_some());
+    }
 
     #[test]
     fn pages_carry_a_token_until_the_end() {

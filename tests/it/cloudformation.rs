@@ -1519,3 +1519,63 @@ async fn ssm_parameter_types_resolve_from_cumulos_ssm() {
         "Unable to fetch parameters [/not/there] from parameter store for this account."
     );
 }
+
+#[tokio::test]
+async fn transforms_need_capability_auto_expand() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    let body = "Transform: AWS::LanguageExtensions\nResources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\n";
+    let e = err(cfn
+        .create_stack()
+        .stack_name("auto")
+        .template_body(body)
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(
+        e,
+        (
+            "InsufficientCapabilitiesException".into(),
+            "Requires capabilities : [CAPABILITY_AUTO_EXPAND]".into()
+        )
+    );
+    cfn.create_stack()
+        .stack_name("auto")
+        .template_body(body)
+        .capabilities(Capability::CapabilityAutoExpand)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status(&cfn, "auto").await, StackStatus::CreateComplete);
+    let summary = cfn
+        .get_template_summary()
+        .stack_name("auto")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(summary.declared_transforms(), ["AWS::LanguageExtensions"]);
+}
+
+#[tokio::test]
+async fn changing_a_resources_type_is_refused() {
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    create(
+        &cfn,
+        "retype",
+        "Resources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\n",
+    )
+    .await;
+    let e = err(cfn
+        .update_stack()
+        .stack_name("retype")
+        .template_body("Resources:\n  H:\n    Type: AWS::Logs::LogGroup\n")
+        .send()
+        .await
+        .unwrap_err());
+    assert_eq!(
+        e.1,
+        "Update of resource type is not permitted. The new template modifies resource type of the following resources: [H]"
+    );
+    assert_eq!(status(&cfn, "retype").await, StackStatus::CreateComplete);
+}

@@ -761,3 +761,36 @@ async fn a_failed_delete_stops_in_delete_failed_and_retain_resources_finishes_it
         1
     );
 }
+
+#[tokio::test]
+async fn deleting_a_stack_left_in_update_rollback_failed_removes_both_copies_of_a_replaced_schedule(
+) {
+    let emu = Emulator::start().await;
+    let cfn = emu.cloudformation().await;
+    create(&cfn, "both", &[]).await;
+    fault(
+        &emu,
+        json!({"stack_name": "both", "logical_id": "Later", "operation": "update", "message": "a"}),
+    )
+    .await;
+    fault(&emu, json!({"stack_name": "both", "logical_id": "Later", "operation": "restore", "message": "b"})).await;
+    let st = update(
+        &cfn,
+        "both",
+        &[("Expression", "rate(7 hours)"), ("NameSuffix", "two")],
+    )
+    .await;
+    assert_eq!(st, StackStatus::UpdateRollbackFailed);
+    // The replacement was undone in the stack's records but its new schedule is still there.
+    assert!(expression(&emu, None, "both-one").await.is_some());
+    assert!(expression(&emu, None, "both-two").await.is_some());
+    let id = describe(&cfn, "both").await.stack_id().unwrap().to_string();
+    cfn.delete_stack().stack_name("both").send().await.unwrap();
+    assert_eq!(
+        describe(&cfn, &id).await.stack_status(),
+        Some(&StackStatus::DeleteComplete)
+    );
+    for name in ["both-one", "both-two", "both-later"] {
+        assert_eq!(expression(&emu, None, name).await, None, "{name}");
+    }
+}

@@ -4,6 +4,7 @@
 mod cfn_providers;
 mod cli;
 mod cloudformation;
+mod cloudformation_durability;
 mod cloudformation_resources;
 mod control;
 mod corpus;

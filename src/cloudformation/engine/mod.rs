@@ -763,9 +763,34 @@ impl Runner {
     /// Deletes every resource in reverse order, then the stack (DELETE_COMPLETE), or stops in
     /// DELETE_FAILED. The stack is already DELETE_IN_PROGRESS.
     async fn delete_all(&self, retain: Vec<String>, after_failed_create: bool) {
-        let records: Vec<ResourceRecord> = self
-            .with_stack(|entry, _| entry.resources.values().cloned().collect())
+        let (records, journal) = self
+            .with_stack(|entry, _| {
+                (
+                    entry.resources.values().cloned().collect::<Vec<_>>(),
+                    entry.record.journal.clone(),
+                )
+            })
             .unwrap_or_default();
+        // A stack left by a failed update (UPDATE_FAILED, UPDATE_ROLLBACK_FAILED) may own a
+        // second physical resource for a replaced or moved resource: delete it too.
+        for item in journal.iter().flat_map(|j| j.entries.iter()).rev() {
+            let Some(current) = records.iter().find(|r| r.logical_id == item.logical_id) else {
+                continue;
+            };
+            for other in [&item.before, &item.created].into_iter().flatten() {
+                let same = other.physical_id == current.physical_id
+                    && other.properties == current.properties;
+                if matches!(item.kind, StepKind::Replace | StepKind::Move) && other.exists && !same
+                {
+                    let keep = item.kind == StepKind::Replace
+                        && matches!(
+                            other.update_replace_policy.as_deref(),
+                            Some("Retain" | "Snapshot")
+                        );
+                    self.delete_displaced(other, keep).await;
+                }
+            }
+        }
         let mut failed = Vec::new();
         for record in records.iter().rev() {
             let keep = retain.contains(&record.logical_id)
@@ -1217,11 +1242,12 @@ impl Runner {
                 entry.save_resource(&shared.deps.storage, &record.logical_id);
             });
         }
-        let order = &exec.resolved.order;
-        self.with_stack(|entry, _| {
+        let position = order_index(&exec.resolved.order);
+        self.with_stack(|entry, shared| {
             entry
                 .resources
-                .sort_by_cached_key(|k, _| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
+                .sort_by_cached_key(|k, _| position.get(k.as_str()).copied().unwrap_or(usize::MAX));
+            entry.save_all_resources(&shared.deps.storage);
         });
     }
 
@@ -1317,7 +1343,11 @@ impl Runner {
             match item.kind {
                 StepKind::Add => {
                     let current = self.resource(&item.logical_id).unwrap_or(created.clone());
-                    let _ = self.delete_resource(&current, false).await;
+                    let retain = matches!(
+                        current.deletion_policy.as_deref(),
+                        Some("Retain" | "Snapshot")
+                    );
+                    let _ = self.delete_resource(&current, retain).await;
                     self.forget(&item.logical_id);
                 }
                 StepKind::Replace | StepKind::Move => {
@@ -1503,12 +1533,22 @@ impl Runner {
         r.imports = journal.imports.clone();
         r.journal = None;
         entry.template = None;
-        let order = &journal.resource_order;
+        let position = order_index(&journal.resource_order);
         entry
             .resources
-            .sort_by_cached_key(|k, _| order.iter().position(|o| o == k).unwrap_or(usize::MAX));
+            .sort_by_cached_key(|k, _| position.get(k.as_str()).copied().unwrap_or(usize::MAX));
         entry.save(&self.shared.deps.storage);
+        entry.save_all_resources(&self.shared.deps.storage);
     }
+}
+
+/// Position of each logical id in an order.
+fn order_index(order: &[String]) -> std::collections::HashMap<&str, usize> {
+    order
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect()
 }
 
 /// `<reason>. <tail>` (or `<reason> <tail>` when the reason already ends with a period), the

@@ -102,11 +102,11 @@ impl ResourceValues for Values {
 
 /// Values while planning an update: the stack's current resources, except that the Ref of a
 /// resource being added or replaced, and the attributes of one being added, replaced or
-/// moved, are [`KNOWN_AFTER_APPLY`].
+/// moved, are [`KNOWN_AFTER_APPLY`]; exports are a snapshot of the region's. Pure data, so
+/// planning is a pure function.
 pub(crate) struct PlanValues<'a> {
-    shared: &'a Shared,
-    scope: &'a Scope,
     current: &'a IndexMap<String, ResourceRecord>,
+    exports: HashMap<String, String>,
     /// Logical ids whose Ref is unknown until applied.
     pub unknown_ref: HashSet<String>,
     /// Logical ids whose attributes are unknown until applied.
@@ -114,16 +114,14 @@ pub(crate) struct PlanValues<'a> {
 }
 
 impl<'a> PlanValues<'a> {
-    /// Values from `current`.
+    /// Values from `current`, importing from `exports` (name → value).
     pub(crate) fn new(
-        shared: &'a Shared,
-        scope: &'a Scope,
         current: &'a IndexMap<String, ResourceRecord>,
+        exports: HashMap<String, String>,
     ) -> PlanValues<'a> {
         PlanValues {
-            shared,
-            scope,
             current,
+            exports,
             unknown_ref: HashSet::new(),
             unknown_attributes: HashSet::new(),
         }
@@ -156,6 +154,6 @@ impl ResourceValues for PlanValues<'_> {
     }
 
     fn import_value(&self, export_name: &str) -> Option<String> {
-        export_value(self.shared, self.scope, export_name)
+        self.exports.get(export_name).cloned()
     }
 }

@@ -24,6 +24,9 @@ mod ssm_parameter;
 mod step_functions;
 mod wait_condition;
 
+#[cfg(test)]
+pub(crate) use scheduler::schedule_update_kind;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 

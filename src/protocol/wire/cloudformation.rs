@@ -43,7 +43,13 @@ impl From<cloudformation::Error> for WireError {
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
     let form = req.form();
     let action = form.action().unwrap_or("").to_string();
-    match dispatch(app, &req, &form, &action).await {
+    let result = dispatch(app, &req, &form, &action).await;
+    let reads = ["Describe", "List", "Get", "Validate"];
+    if !reads.iter().any(|r| action.starts_with(r)) {
+        // What a mutating operation stored is durable before it is answered.
+        app.storage.sync().await;
+    }
+    match result {
         Ok(body) => ok_response("text/xml", body, &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
