@@ -324,6 +324,24 @@ async fn sns_topic_subscription_and_policies_deliver_update_replace_and_delete()
         .await
         .unwrap()
         .contains("scheduler.amazonaws.com"));
+    let queue_policy = sqs
+        .get_queue_attributes()
+        .queue_url(&out["QueueUrl"])
+        .attribute_names(QueueAttributeName::Policy)
+        .send()
+        .await
+        .unwrap()
+        .attributes()
+        .unwrap()[&QueueAttributeName::Policy]
+        .clone();
+    assert!(
+        queue_policy.contains(two),
+        "the queue policy is updated in place: {queue_policy}"
+    );
+    assert_eq!(
+        physical(&cfn, "topics").await["QueuePolicy"],
+        ids["QueuePolicy"]
+    );
     publish(&sns, two, "again", Some("tick")).await;
     assert_eq!(bodies(&sqs, &out["QueueUrl"]).await, ["again"]);
 
@@ -897,6 +915,7 @@ const KMS: &str = r#"
 Parameters:
   Description: {Type: String, Default: first}
   Target: {Type: String, Default: one}
+  AliasName: {Type: String, Default: alias/app}
 Conditions:
   One: !Equals [!Ref Target, one]
 Resources:
@@ -915,7 +934,7 @@ Resources:
   Alias:
     Type: AWS::KMS::Alias
     Properties:
-      AliasName: alias/app
+      AliasName: !Ref AliasName
       TargetKeyId: !If [One, !Ref KeyOne, !GetAtt KeyTwo.Arn]
 Outputs:
   Ref: {Value: !Ref KeyOne}
@@ -972,6 +991,26 @@ async fn kms_keys_and_aliases_update_and_schedule_deletion() {
         out["Two"]
     );
 
+    // AliasName is createOnly: a new alias, the old one deleted.
+    let status = redeploy(
+        &cfn,
+        "keys",
+        KMS,
+        &[
+            ("Description", "second"),
+            ("Target", "two"),
+            ("AliasName", "alias/renamed"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StackStatus::UpdateComplete);
+    assert_eq!(outputs(&cfn, "keys").await["Alias"], "alias/renamed");
+    assert!(kms.get_alias(&scope(), "alias/app").is_err());
+    assert_eq!(
+        kms.describe_key(&scope(), "alias/renamed").unwrap().key_id,
+        out["Two"]
+    );
+
     // KeySpec cannot change: the update fails and rolls back.
     let spec = KMS.replace(
         "      EnableKeyRotation: true\n",
@@ -981,7 +1020,11 @@ async fn kms_keys_and_aliases_update_and_schedule_deletion() {
         &cfn,
         "keys",
         &spec,
-        &[("Description", "second"), ("Target", "two")],
+        &[
+            ("Description", "second"),
+            ("Target", "two"),
+            ("AliasName", "alias/renamed"),
+        ],
     )
     .await;
     assert_eq!(status, StackStatus::UpdateRollbackComplete);
@@ -996,7 +1039,7 @@ async fn kms_keys_and_aliases_update_and_schedule_deletion() {
         key.deletion_date.unwrap() - key.creation_date,
         chrono::Duration::days(7)
     );
-    assert!(kms.get_alias(&scope(), "alias/app").is_err());
+    assert!(kms.list_aliases(&scope()).is_empty());
 }
 
 #[tokio::test]

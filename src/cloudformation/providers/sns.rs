@@ -68,7 +68,7 @@ const TOPIC_POLICY_PROPERTIES: &[&str] = &["PolicyDocument", "Topics"];
 const MAX_TOPIC_NAME: usize = 256;
 
 /// An SNS API error as a handler failure, keeping the API's message.
-pub(crate) fn handler_error(err: sns::Error) -> ProviderError {
+fn handler_error(err: sns::Error) -> ProviderError {
     let code = match &err {
         sns::Error::NotFound(_) | sns::Error::ResourceNotFound(_) => HandlerErrorCode::NotFound,
         sns::Error::TagLimitExceeded(_) => HandlerErrorCode::ServiceLimitExceeded,
