@@ -114,16 +114,6 @@ impl PolicyProvider {
             Err(e) => Err(handler_error(e)),
         }
     }
-
-    fn provisioned(id: &str) -> Provisioned {
-        let mut attributes = IndexMap::new();
-        attributes.insert("Id".to_string(), Value::String(id.to_string()));
-        Provisioned {
-            physical_id: id.to_string(),
-            ref_value: Value::String(id.to_string()),
-            attributes,
-        }
-    }
 }
 
 impl ResourceProvider for PolicyProvider {
@@ -142,7 +132,7 @@ impl ResourceProvider for PolicyProvider {
                 return Err(handler_error(e));
             }
         }
-        Ok(Self::provisioned(&cx.generated_name(POLICY_ID_LEN, "")))
+        Ok(schema::identified(&cx.generated_name(POLICY_ID_LEN, "")))
     }
 
     fn update(
@@ -168,7 +158,7 @@ impl ResourceProvider for PolicyProvider {
                 .put_role_policy(account, role, &name, &document)
                 .map_err(handler_error)?;
         }
-        Ok(Self::provisioned(current.physical_id))
+        Ok(schema::identified(current.physical_id))
     }
 
     fn delete(&self, cx: &ProviderContext<'_>, current: &Current<'_>) -> Result<(), ProviderError> {

@@ -332,16 +332,6 @@ impl PermissionProvider {
     pub fn new(lambda: Lambda) -> PermissionProvider {
         PermissionProvider { lambda }
     }
-
-    fn provisioned(sid: &str) -> Provisioned {
-        let mut attributes = IndexMap::new();
-        attributes.insert("Id".to_string(), Value::String(sid.to_string()));
-        Provisioned {
-            physical_id: sid.to_string(),
-            ref_value: Value::String(sid.to_string()),
-            attributes,
-        }
-    }
 }
 
 impl ResourceProvider for PermissionProvider {
@@ -367,7 +357,7 @@ impl ResourceProvider for PermissionProvider {
         self.lambda
             .add_permission(cx.scope, &function, input)
             .map_err(handler_error)?;
-        Ok(Self::provisioned(&sid))
+        Ok(schema::identified(&sid))
     }
 
     /// Every property is createOnly: an update only ever re-affirms the same statement (a
@@ -390,7 +380,7 @@ impl ResourceProvider for PermissionProvider {
         if !present {
             return Err(schema::not_found(cx, current.physical_id));
         }
-        Ok(Self::provisioned(current.physical_id))
+        Ok(schema::identified(current.physical_id))
     }
 
     fn delete(&self, cx: &ProviderContext<'_>, current: &Current<'_>) -> Result<(), ProviderError> {

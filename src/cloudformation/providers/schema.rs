@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{props, HandlerErrorCode, ProviderContext, ProviderError};
+use indexmap::IndexMap;
+
+use super::{props, HandlerErrorCode, ProviderContext, ProviderError, Provisioned};
 
 /// `Properties validation failed for resource <logical id> with message: <detail>`.
 pub fn failed(cx: &ProviderContext<'_>, detail: &str) -> ProviderError {
@@ -229,6 +231,18 @@ pub fn not_found(cx: &ProviderContext<'_>, id: &str) -> ProviderError {
             cx.type_name
         ),
     )
+}
+
+/// A resource whose physical id, Ref and GetAtt `Id` are all `id` (policies, permissions,
+/// wait condition handles: types whose primary identifier is a read-only `Id`).
+pub fn identified(id: &str) -> Provisioned {
+    let mut attributes = IndexMap::new();
+    attributes.insert("Id".to_string(), Value::String(id.to_string()));
+    Provisioned {
+        physical_id: id.to_string(),
+        ref_value: Value::String(id.to_string()),
+        attributes,
+    }
 }
 
 /// The stack's tags, then the template's `Tags` list (the template wins on a shared key).

@@ -555,16 +555,6 @@ impl TopicPolicyProvider {
             Err(_) => Ok(()),
         }
     }
-
-    fn provisioned(id: &str) -> Provisioned {
-        let mut attributes = IndexMap::new();
-        attributes.insert("Id".to_string(), Value::String(id.to_string()));
-        Provisioned {
-            physical_id: id.to_string(),
-            ref_value: Value::String(id.to_string()),
-            attributes,
-        }
-    }
 }
 
 impl ResourceProvider for TopicPolicyProvider {
@@ -580,7 +570,7 @@ impl ResourceProvider for TopicPolicyProvider {
             }
             return Err(e);
         }
-        Ok(Self::provisioned(&cx.generated_name(128, "")))
+        Ok(schema::identified(&cx.generated_name(128, "")))
     }
 
     fn update(
@@ -595,7 +585,7 @@ impl ResourceProvider for TopicPolicyProvider {
             self.restore(gone)?;
         }
         self.apply(&topics, &document)?;
-        Ok(Self::provisioned(current.physical_id))
+        Ok(schema::identified(current.physical_id))
     }
 
     fn delete(&self, cx: &ProviderContext<'_>, current: &Current<'_>) -> Result<(), ProviderError> {

@@ -67,16 +67,6 @@ impl QueuePolicyProvider {
             Err(e) => Err(handler_error(e)),
         }
     }
-
-    fn provisioned(id: &str) -> Provisioned {
-        let mut attributes = IndexMap::new();
-        attributes.insert("Id".to_string(), Value::String(id.to_string()));
-        Provisioned {
-            physical_id: id.to_string(),
-            ref_value: Value::String(id.to_string()),
-            attributes,
-        }
-    }
 }
 
 impl ResourceProvider for QueuePolicyProvider {
@@ -94,7 +84,7 @@ impl ResourceProvider for QueuePolicyProvider {
                 return Err(handler_error(e));
             }
         }
-        Ok(Self::provisioned(&cx.generated_name(128, "")))
+        Ok(schema::identified(&cx.generated_name(128, "")))
     }
 
     fn update(
@@ -111,7 +101,7 @@ impl ResourceProvider for QueuePolicyProvider {
         for url in &queues {
             self.set(cx, url, &document).map_err(handler_error)?;
         }
-        Ok(Self::provisioned(current.physical_id))
+        Ok(schema::identified(current.physical_id))
     }
 
     fn delete(&self, cx: &ProviderContext<'_>, current: &Current<'_>) -> Result<(), ProviderError> {

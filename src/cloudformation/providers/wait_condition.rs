@@ -26,16 +26,6 @@ const MAX_TIMEOUT: i64 = 43_200;
 pub struct WaitConditionHandleProvider;
 
 impl WaitConditionHandleProvider {
-    fn provisioned(url: &str) -> Provisioned {
-        let mut attributes = IndexMap::new();
-        attributes.insert("Id".to_string(), Value::String(url.to_string()));
-        Provisioned {
-            physical_id: url.to_string(),
-            ref_value: Value::String(url.to_string()),
-            attributes,
-        }
-    }
-
     /// The presigned-URL-like handle of `cx`'s resource, dated now, signed with random hex.
     fn url(cx: &ProviderContext<'_>) -> String {
         let now = cx.clock.now();
@@ -59,7 +49,7 @@ impl ResourceProvider for WaitConditionHandleProvider {
         properties: &Value,
     ) -> Result<Provisioned, ProviderError> {
         schema::known(cx, properties, &[])?;
-        Ok(Self::provisioned(&Self::url(cx)))
+        Ok(schema::identified(&Self::url(cx)))
     }
 
     fn update(
@@ -69,7 +59,7 @@ impl ResourceProvider for WaitConditionHandleProvider {
         properties: &Value,
     ) -> Result<Provisioned, ProviderError> {
         schema::known(cx, properties, &[])?;
-        Ok(Self::provisioned(current.physical_id))
+        Ok(schema::identified(current.physical_id))
     }
 
     fn delete(
@@ -137,7 +127,7 @@ impl ResourceProvider for WaitConditionProvider {
         properties: &Value,
     ) -> Result<Provisioned, ProviderError> {
         Self::check(cx, properties)?;
-        Ok(Self::provisioned(current.physical_id))
+        Ok(schema::identified(current.physical_id))
     }
 
     fn delete(
