@@ -11,10 +11,14 @@ use crate::faults::Faults;
 use crate::ids::IdGen;
 use crate::scheduler::Scheduler;
 use crate::services::iam::Iam;
+use crate::services::kms::Kms;
+use crate::services::lambda::Lambda;
+use crate::services::logs::Logs;
 use crate::services::s3::S3;
 use crate::services::sns::Sns;
 use crate::services::sqs::Sqs;
 use crate::services::ssm::Ssm;
+use crate::services::states::States;
 use crate::storage::Storage;
 
 /// The base URL clients reach Cumulo at (`http://127.0.0.1:4566`), known once the listener is
@@ -72,6 +76,14 @@ pub struct App {
     pub s3: S3,
     /// IAM roles and policies (stored for CloudFormation).
     pub iam: Iam,
+    /// Lambda functions and permissions (stored for CloudFormation).
+    pub lambda: Lambda,
+    /// Step Functions state machines (stored for CloudFormation).
+    pub states: States,
+    /// CloudWatch Logs log groups (stored for CloudFormation).
+    pub logs: Logs,
+    /// KMS keys and aliases (stored for CloudFormation).
+    pub kms: Kms,
     /// EventBridge Scheduler, with its dispatcher.
     pub scheduler: Scheduler,
     /// CloudFormation.
@@ -111,6 +123,10 @@ impl App {
         let ssm = Ssm::new(clock.clone(), storage.clone());
         let s3 = S3::new(clock.clone(), storage.clone());
         let iam = Iam::new(clock.clone(), ids.clone(), storage.clone());
+        let lambda = Lambda::new(clock.clone(), ids.clone(), storage.clone(), iam.clone());
+        let states = States::new(clock.clone(), ids.clone(), storage.clone());
+        let logs = Logs::new(clock.clone(), storage.clone());
+        let kms = Kms::new(clock.clone(), ids.clone(), storage.clone());
         let scheduler = Scheduler::new(crate::scheduler::Deps {
             config: config.clone(),
             clock: clock.clone(),
@@ -132,6 +148,10 @@ impl App {
             ssm: ssm.clone(),
             s3: s3.clone(),
             iam: iam.clone(),
+            lambda: lambda.clone(),
+            states: states.clone(),
+            logs: logs.clone(),
+            kms: kms.clone(),
             scheduler: scheduler.clone(),
         });
         App {
@@ -146,6 +166,10 @@ impl App {
             ssm,
             s3,
             iam,
+            lambda,
+            states,
+            logs,
+            kms,
             scheduler,
             cloudformation,
         }
@@ -167,6 +191,10 @@ impl App {
         self.ssm.reset();
         self.s3.reset();
         self.iam.reset();
+        self.lambda.reset();
+        self.states.reset();
+        self.logs.reset();
+        self.kms.reset();
         self.storage.wipe();
         self.storage.sync().await;
     }

@@ -37,10 +37,14 @@ use crate::faults::Faults;
 use crate::ids::{IdGen, Scope};
 use crate::scheduler::Scheduler;
 use crate::services::iam::Iam;
+use crate::services::kms::Kms;
+use crate::services::lambda::Lambda;
+use crate::services::logs::Logs;
 use crate::services::s3::S3;
 use crate::services::sns::Sns;
 use crate::services::sqs::Sqs;
 use crate::services::ssm::Ssm;
+use crate::services::states::States;
 use crate::storage::Storage;
 
 pub use error::{messages, Error};
@@ -81,6 +85,14 @@ pub struct Deps {
     pub s3: S3,
     /// IAM (roles, policies).
     pub iam: Iam,
+    /// Lambda (functions, permissions).
+    pub lambda: Lambda,
+    /// Step Functions (state machines).
+    pub states: States,
+    /// CloudWatch Logs (log groups).
+    pub logs: Logs,
+    /// KMS (keys, aliases).
+    pub kms: Kms,
     /// Scheduler (schedules, groups).
     pub scheduler: Scheduler,
 }

@@ -4,10 +4,14 @@
 //! [`crate::storage::Storage`] and reloads them when built over a durable store.
 
 pub mod iam;
+pub mod kms;
+pub mod lambda;
+pub mod logs;
 pub mod s3;
 pub mod sns;
 pub mod sqs;
 pub mod ssm;
+pub mod states;
 
 #[cfg(test)]
 pub(crate) mod test_backend {

@@ -1,8 +1,8 @@
 //! CloudFormation over the wire with the AWS SDK for Rust: every operation of the deploy path,
 //! their errors with AWS's codes and messages (aws-contract.md §2.4), the stack and change-set
 //! state machines (§3.2–§3.4), events, exports and imports. Resources here are types Cumulo
-//! stores as placeholders (`CUMULO_CFN_UNSUPPORTED=placeholder`: `AWS::Logs::LogGroup`,
-//! `AWS::CloudFormation::WaitConditionHandle`), so these tests exercise the engine alone; the
+//! stores as placeholders (`CUMULO_CFN_UNSUPPORTED=placeholder`: `AWS::ECR::Repository`)
+//! so these tests exercise the engine alone; the
 //! providers over the real services are tested in `cloudformation_resources.rs`.
 
 use aws_sdk_cloudformation::error::ProvideErrorMetadata;
@@ -52,12 +52,12 @@ Parameters:
     AllowedValues: [one, two, three]
 Resources:
   First:
-    Type: AWS::Logs::LogGroup
+    Type: AWS::ECR::Repository
     Properties:
-      LogGroupName: !Sub '${AWS::StackName}-${Suffix}'
+      RepositoryName: !Sub '${AWS::StackName}-${Suffix}'
       RetentionInDays: !Ref Days
   Second:
-    Type: AWS::Logs::LogGroup
+    Type: AWS::ECR::Repository
     Properties:
       RetentionInDays: 14
       Tags:
@@ -397,11 +397,11 @@ async fn template_errors_are_synchronous_validation_errors() {
             "Template format error: Unrecognized resource types: [AWS::Foo::Bar]",
         ),
         (
-            "Resources:\n  A:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !Ref Nowhere\n",
+            "Resources:\n  A:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref Nowhere\n",
             "Template format error: Unresolved resource dependencies [Nowhere] in the Resources block of the template",
         ),
         (
-            "Resources:\n  A:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !Ref B\n  B:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !Ref A\n",
+            "Resources:\n  A:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref B\n  B:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref A\n",
             "Circular dependency between resources: [",
         ),
     ];
@@ -663,7 +663,7 @@ async fn updates_in_place_and_by_replacement_show_in_change_sets_and_events() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
     create(&cfn, "upd", LOGS).await;
-    // Days changes RetentionInDays (in place); Suffix changes LogGroupName (createOnly).
+    // Days changes RetentionInDays (in place); Suffix changes RepositoryName (createOnly).
     let cs = cfn
         .create_change_set()
         .stack_name("upd")
@@ -689,7 +689,7 @@ async fn updates_in_place_and_by_replacement_show_in_change_sets_and_events() {
     let name_detail = first
         .details()
         .iter()
-        .find(|d| d.target().and_then(|t| t.name()) == Some("LogGroupName"))
+        .find(|d| d.target().and_then(|t| t.name()) == Some("RepositoryName"))
         .unwrap();
     assert_eq!(
         name_detail
@@ -974,7 +974,7 @@ async fn exports_imports_and_the_refused_delete() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
     create(&cfn, "exporter", LOGS).await;
-    let importer = "Resources:\n  Uses:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !ImportValue exporter-First\nOutputs:\n  Imported:\n    Value: !ImportValue exporter-First\n";
+    let importer = "Resources:\n  Uses:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !ImportValue exporter-First\nOutputs:\n  Imported:\n    Value: !ImportValue exporter-First\n";
     create(&cfn, "importer", importer).await;
     let stack = describe(&cfn, "importer").await;
     assert_eq!(stack.outputs()[0].output_value(), Some("exporter-one"));
@@ -1046,7 +1046,7 @@ async fn exports_imports_and_the_refused_delete() {
 async fn missing_import_fails_at_execution_not_at_change_set_creation() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let body = "Resources:\n  Uses:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !ImportValue nobody-exports-this\n";
+    let body = "Resources:\n  Uses:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !ImportValue nobody-exports-this\n";
     let cs = cfn
         .create_change_set()
         .stack_name("imp")
@@ -1177,7 +1177,7 @@ async fn get_template_and_summary() {
         .await
         .unwrap();
     let json: serde_json::Value = serde_json::from_str(processed.template_body().unwrap()).unwrap();
-    assert_eq!(json["Resources"]["First"]["Type"], "AWS::Logs::LogGroup");
+    assert_eq!(json["Resources"]["First"]["Type"], "AWS::ECR::Repository");
     let summary = cfn
         .get_template_summary()
         .stack_name("tpl")
@@ -1190,7 +1190,7 @@ async fn get_template_and_summary() {
         .map(|p| p.parameter_key().unwrap())
         .collect();
     assert_eq!(keys, vec!["Days", "Suffix"]);
-    assert_eq!(summary.resource_types(), ["AWS::Logs::LogGroup"]);
+    assert_eq!(summary.resource_types(), ["AWS::ECR::Repository"]);
     let suffix = &summary.parameters()[1];
     assert_eq!(suffix.default_value(), Some("one"));
     assert_eq!(
@@ -1484,7 +1484,7 @@ async fn ssm_parameter_types_resolve_from_cumulos_ssm() {
             },
         )
         .unwrap();
-    let body = "Parameters:\n  Name:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /config/group\nResources:\n  G:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !Ref Name\n";
+    let body = "Parameters:\n  Name:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /config/group\nResources:\n  G:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref Name\n";
     create(&cfn, "ssm", body).await;
     let stack = describe(&cfn, "ssm").await;
     let p = &stack.parameters()[0];
@@ -1569,7 +1569,7 @@ async fn changing_a_resources_type_is_refused() {
     let e = err(cfn
         .update_stack()
         .stack_name("retype")
-        .template_body("Resources:\n  H:\n    Type: AWS::Logs::LogGroup\n")
+        .template_body("Resources:\n  H:\n    Type: AWS::ECR::Repository\n")
         .send()
         .await
         .unwrap_err());
@@ -1585,7 +1585,7 @@ async fn an_update_that_changes_an_imported_export_rolls_back() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
     create(&cfn, "exp", LOGS).await;
-    let importer = "Resources:\n  Uses:\n    Type: AWS::Logs::LogGroup\n    Properties:\n      LogGroupName: !ImportValue exp-First\n";
+    let importer = "Resources:\n  Uses:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !ImportValue exp-First\n";
     create(&cfn, "imp", importer).await;
     // Suffix renames First, whose name is the exported value.
     cfn.update_stack()

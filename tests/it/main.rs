@@ -1,11 +1,13 @@
 //! The one integration-test binary: every test drives a real emulator over HTTP with the
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
+mod cfn_providers;
 mod cli;
 mod cloudformation;
 mod cloudformation_durability;
 mod cloudformation_resources;
 mod control;
+mod corpus;
 mod dispatch;
 mod expressions;
 mod protocol;

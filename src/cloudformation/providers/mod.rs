@@ -7,13 +7,22 @@
 //! outside its lock, after asking the fault injector.
 
 mod generic;
+mod iam_policy;
 mod iam_role;
+mod kms;
+mod lambda;
+mod logs;
 mod scheduler;
+mod schema;
+mod sns;
+mod sqs_queue;
+mod sqs_queue_policy;
+mod ssm_parameter;
+mod step_functions;
+mod wait_condition;
 
 #[cfg(test)]
 pub(crate) use scheduler::schedule_update_kind;
-mod sqs_queue;
-mod supporting;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -269,28 +278,66 @@ impl Providers {
             )),
         );
         by_type.insert(
+            "AWS::CloudFormation::WaitConditionHandle",
+            Arc::new(wait_condition::WaitConditionHandleProvider),
+        );
+        by_type.insert(
+            "AWS::CloudFormation::WaitCondition",
+            Arc::new(wait_condition::WaitConditionProvider),
+        );
+        by_type.insert(
             "AWS::SNS::Topic",
-            Arc::new(supporting::TopicProvider::new(deps.sns.clone())),
+            Arc::new(sns::TopicProvider::new(deps.sns.clone())),
         );
         by_type.insert(
             "AWS::SNS::Subscription",
-            Arc::new(supporting::SubscriptionProvider::new(deps.sns.clone())),
+            Arc::new(sns::SubscriptionProvider::new(deps.sns.clone())),
+        );
+        by_type.insert(
+            "AWS::SNS::TopicPolicy",
+            Arc::new(sns::TopicPolicyProvider::new(deps.sns.clone())),
         );
         by_type.insert(
             "AWS::SQS::QueuePolicy",
-            Arc::new(supporting::QueuePolicyProvider::new(deps.sqs.clone())),
+            Arc::new(sqs_queue_policy::QueuePolicyProvider::new(deps.sqs.clone())),
         );
         by_type.insert(
             "AWS::IAM::Policy",
-            Arc::new(supporting::IamPolicyProvider::new(deps.iam.clone())),
+            Arc::new(iam_policy::PolicyProvider::new(deps.iam.clone())),
+        );
+        by_type.insert(
+            "AWS::IAM::ManagedPolicy",
+            Arc::new(iam_policy::ManagedPolicyProvider::new(deps.iam.clone())),
+        );
+        by_type.insert(
+            "AWS::Lambda::Function",
+            Arc::new(lambda::FunctionProvider::new(deps.lambda.clone())),
+        );
+        by_type.insert(
+            "AWS::Lambda::Permission",
+            Arc::new(lambda::PermissionProvider::new(deps.lambda.clone())),
+        );
+        by_type.insert(
+            "AWS::StepFunctions::StateMachine",
+            Arc::new(step_functions::StateMachineProvider::new(
+                deps.states.clone(),
+            )),
         );
         by_type.insert(
             "AWS::SSM::Parameter",
-            Arc::new(supporting::ParameterProvider::new(deps.ssm.clone())),
+            Arc::new(ssm_parameter::ParameterProvider::new(deps.ssm.clone())),
         );
         by_type.insert(
-            "AWS::CloudFormation::WaitConditionHandle",
-            Arc::new(Placeholder),
+            "AWS::KMS::Key",
+            Arc::new(kms::KeyProvider::new(deps.kms.clone())),
+        );
+        by_type.insert(
+            "AWS::KMS::Alias",
+            Arc::new(kms::AliasProvider::new(deps.kms.clone())),
+        );
+        by_type.insert(
+            "AWS::Logs::LogGroup",
+            Arc::new(logs::LogGroupProvider::new(deps.logs.clone())),
         );
         by_type.insert("AWS::CDK::Metadata", Arc::new(Placeholder));
         let placeholder: Option<Arc<dyn ResourceProvider>> = match deps.config.cfn_unsupported {
