@@ -651,3 +651,106 @@ async fn an_sns_delivery_killed_in_flight_is_flagged_as_a_possible_duplicate() {
         "an SNS fan-out is not atomic with its record"
     );
 }
+
+#[tokio::test]
+async fn a_deploy_killed_mid_way_loads_as_create_failed_and_deletes_cleanly() {
+    let dir = DataDir::new("middeploy");
+    let p = Proc::start(&dir.0, "2030-01-01T00:00:00Z");
+    let (status, _) = p
+        .control(
+            "POST",
+            "/_cumulo/faults",
+            Some(json!({
+                "stack_name": "mid",
+                "logical_id": "Second",
+                "operation": "create",
+                "hold_seconds": 30
+            })),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let template = r#"
+Resources:
+  First:
+    Type: AWS::SQS::Queue
+    Properties: { QueueName: mid-first }
+  Second:
+    Type: AWS::SQS::Queue
+    DependsOn: First
+    Properties: { QueueName: mid-second }
+"#;
+    let cfn = aws_sdk_cloudformation::Client::new(&sdk_config_at(&p.endpoint, "test").await);
+    // CreateStack answers once the operation is held on Second's creation.
+    cfn.create_stack()
+        .stack_name("mid")
+        .template_body(template)
+        .send()
+        .await
+        .unwrap();
+    let stack = cfn
+        .describe_stacks()
+        .stack_name("mid")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        stack.stacks()[0].stack_status().unwrap().as_str(),
+        "CREATE_IN_PROGRESS"
+    );
+    // An acknowledged write after the stack's progress was queued: the progress is on disk.
+    p.sqs()
+        .await
+        .create_queue()
+        .queue_name("sync-point")
+        .send()
+        .await
+        .unwrap();
+    p.kill9();
+
+    let p = Proc::start(&dir.0, "2030-01-01T00:00:00Z");
+    let cfn = aws_sdk_cloudformation::Client::new(&sdk_config_at(&p.endpoint, "test").await);
+    let stack = cfn
+        .describe_stacks()
+        .stack_name("mid")
+        .send()
+        .await
+        .unwrap();
+    let stack = &stack.stacks()[0];
+    assert_eq!(stack.stack_status().unwrap().as_str(), "CREATE_FAILED");
+    assert_eq!(
+        stack.stack_status_reason(),
+        Some("The operation was interrupted by a restart of Cumulo.")
+    );
+    let sqs = p.sqs().await;
+    sqs.get_queue_url()
+        .queue_name("mid-first")
+        .send()
+        .await
+        .expect("the queue created before the kill is still there");
+    let err = sqs
+        .get_queue_url()
+        .queue_name("mid-second")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.into_service_error().is_queue_does_not_exist());
+
+    cfn.delete_stack().stack_name("mid").send().await.unwrap();
+    let stacks = cfn
+        .describe_stacks()
+        .stack_name(stack.stack_id().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        stacks.stacks()[0].stack_status().unwrap().as_str(),
+        "DELETE_COMPLETE"
+    );
+    let err = sqs
+        .get_queue_url()
+        .queue_name("mid-first")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.into_service_error().is_queue_does_not_exist());
+}
