@@ -12,6 +12,8 @@ mod dispatch;
 mod expressions;
 mod protocol;
 mod restart;
+mod rollback_schedule;
+mod rollback_support;
 mod s3;
 mod scheduler;
 mod sns;

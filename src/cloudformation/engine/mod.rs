@@ -17,7 +17,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::faults::{FaultOperation, ResourceStep};
+use crate::faults::{FaultHit, FaultOperation, ResourceStep};
 use crate::ids::Scope;
 
 pub use control::{OperationControl, Phase};
@@ -25,7 +25,7 @@ pub(crate) use values::{PlanValues, Values, KNOWN_AFTER_APPLY};
 
 use super::error::messages::USER_INITIATED;
 use super::model::{JournalEntry, OnFailure, Output, ResourceRecord, StepKind, Tag, UpdateJournal};
-use super::providers::{Current, ProviderContext, ResourceProvider, UpdateKind};
+use super::providers::{Current, HandlerErrorCode, ProviderContext, ResourceProvider, UpdateKind};
 use super::status::{ExecutionStatus, ResourceStatus, StackStatus};
 use super::store::{StackEntry, STACK_TYPE};
 use super::template::{BoundParameters, Evaluator, Pseudo, Resolved, Template};
@@ -325,6 +325,38 @@ impl Runner {
         }
     }
 
+    /// Asks the fault injector about a step, using up one match of the first rule that fits.
+    fn fault_hit(
+        &self,
+        logical_id: &str,
+        type_name: &str,
+        operation: FaultOperation,
+    ) -> Option<FaultHit> {
+        self.shared.deps.faults.match_resource_step(&ResourceStep {
+            stack_name: &self.stack_name,
+            logical_id,
+            resource_type: type_name,
+            operation,
+        })
+    }
+
+    /// Waits out a rule's hold in wall time; CancelUpdateStack ends it at once, and a
+    /// cancelled forward step (create, update) then fails with `Resource update cancelled`.
+    async fn hold(&self, hit: &FaultHit, operation: FaultOperation) -> Result<(), String> {
+        let Some(hold) = hit.hold else { return Ok(()) };
+        self.control.hold_started();
+        tokio::select! {
+            _ = self.shared.deps.clock.sleep_wall(hold) => {}
+            _ = self.control.cancelled() => {}
+        }
+        self.control.resumed();
+        let forward = matches!(operation, FaultOperation::Create | FaultOperation::Update);
+        if forward && self.control.is_cancelled() {
+            return Err(RESOURCE_UPDATE_CANCELLED.to_string());
+        }
+        Ok(())
+    }
+
     /// Asks the fault injector about a step; waits out a hold; fails with the rule's message.
     async fn fault(
         &self,
@@ -332,28 +364,34 @@ impl Runner {
         type_name: &str,
         operation: FaultOperation,
     ) -> Result<(), String> {
-        let hit = self.shared.deps.faults.match_resource_step(&ResourceStep {
-            stack_name: &self.stack_name,
-            logical_id,
-            resource_type: type_name,
-            operation,
-        });
-        let Some(hit) = hit else { return Ok(()) };
-        if let Some(hold) = hit.hold {
-            self.control.hold_started();
-            tokio::select! {
-                _ = self.shared.deps.clock.sleep_wall(hold) => {}
-                _ = self.control.cancelled() => {}
-            }
-            self.control.resumed();
-            let forward = matches!(operation, FaultOperation::Create | FaultOperation::Update);
-            if forward && self.control.is_cancelled() {
-                return Err(RESOURCE_UPDATE_CANCELLED.to_string());
-            }
-        }
+        let Some(hit) = self.fault_hit(logical_id, type_name, operation) else {
+            return Ok(());
+        };
+        self.hold(&hit, operation).await?;
         match hit.message {
             Some(message) => Err(message),
             None => Ok(()),
+        }
+    }
+
+    /// The fault check of a two-part step (a group move, the restore of a moved schedule):
+    /// a rule with a message fails it here, before anything changes (after its hold); a rule
+    /// that only holds is returned, to hold the step half-way (see [`Runner::hold`]).
+    async fn split_fault(
+        &self,
+        logical_id: &str,
+        type_name: &str,
+        operation: FaultOperation,
+    ) -> Result<Option<FaultHit>, String> {
+        let Some(hit) = self.fault_hit(logical_id, type_name, operation) else {
+            return Ok(None);
+        };
+        match &hit.message {
+            Some(message) => {
+                self.hold(&hit, operation).await?;
+                Err(message.clone())
+            }
+            None => Ok(Some(hit)),
         }
     }
 
@@ -1158,7 +1196,10 @@ impl Runner {
                     true,
                     |_| {},
                 );
-                self.fault(logical_id, &old.type_name, FaultOperation::Update)
+                // The old schedule is disabled before the destination exists, so the two are
+                // never both enabled; a rule that only holds holds the move between the two.
+                let half_way = self
+                    .split_fault(logical_id, &old.type_name, FaultOperation::Update)
                     .await
                     .map_err(|r| fail_event(r, None))?;
                 let disabled = {
@@ -1166,6 +1207,11 @@ impl Runner {
                     provider.disable(&cx, &current)
                 };
                 disabled.map_err(|e| fail_event(e.reason(&self.request_token()), None))?;
+                if let Some(hit) = &half_way {
+                    self.hold(hit, FaultOperation::Update)
+                        .await
+                        .map_err(|r| fail_event(r, None))?;
+                }
                 let made = {
                     let cx = self.context(logical_id, &old.type_name, &tags);
                     provider.create(&cx, &new_props)
@@ -1448,26 +1494,35 @@ impl Runner {
                     false,
                     |_| {},
                 );
-                self.fault(logical_id, &before.type_name, FaultOperation::Restore)
+                let half_way = self
+                    .split_fault(logical_id, &before.type_name, FaultOperation::Restore)
                     .await
                     .map_err(&fail)?;
                 let provider = self.provider(&before.type_name).map_err(&fail)?;
                 let tags = self.stack_tags();
                 let cx = self.context(logical_id, &before.type_name, &tags);
-                if item.kind == StepKind::Move {
-                    if let Some(created) = &item.created {
-                        let physical = created.physical_id.clone().unwrap_or_default();
-                        provider
-                            .disable(
-                                &cx,
-                                &Current {
-                                    physical_id: &physical,
-                                    properties: &created.properties,
-                                    attributes: &created.attributes,
-                                },
-                            )
-                            .map_err(|e| fail(e.reason(&self.request_token())))?;
+                // A moved schedule: the destination is disabled before the original is
+                // enabled again (a destination already gone has nothing to disable).
+                if let (StepKind::Move, Some(created)) = (item.kind, &item.created) {
+                    let physical = created.physical_id.clone().unwrap_or_default();
+                    let disabled = provider.disable(
+                        &cx,
+                        &Current {
+                            physical_id: &physical,
+                            properties: &created.properties,
+                            attributes: &created.attributes,
+                        },
+                    );
+                    match disabled {
+                        Ok(()) => {}
+                        Err(e) if e.code == HandlerErrorCode::NotFound => {}
+                        Err(e) => return Err(fail(e.reason(&self.request_token()))),
                     }
+                }
+                if let Some(hit) = &half_way {
+                    self.hold(hit, FaultOperation::Restore)
+                        .await
+                        .map_err(&fail)?;
                 }
                 let physical = before.physical_id.clone().unwrap_or_default();
                 let made = provider
