@@ -12,6 +12,7 @@ mod dispatch;
 mod expressions;
 mod protocol;
 mod restart;
+mod rollback_plan;
 mod rollback_schedule;
 mod rollback_support;
 mod s3;
