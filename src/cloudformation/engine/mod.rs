@@ -35,6 +35,8 @@ use super::{Shared, StackRef};
 const CREATION_INITIATED: &str = "Resource creation Initiated";
 /// Reason of a resource whose update CancelUpdateStack interrupted.
 const RESOURCE_UPDATE_CANCELLED: &str = "Resource update cancelled";
+/// Reason of a resource whose creation CancelUpdateStack interrupted (aws-contract.md §3.3).
+const RESOURCE_CREATION_CANCELLED: &str = "Resource creation cancelled";
 /// Stack reason of an update CancelUpdateStack interrupted.
 const STACK_UPDATE_CANCELLED: &str = "Stack update cancelled";
 /// Reason of the UPDATE_IN_PROGRESS event that starts a replacement.
@@ -341,7 +343,8 @@ impl Runner {
     }
 
     /// Waits out a rule's hold in wall time; CancelUpdateStack ends it at once, and a
-    /// cancelled forward step (create, update) then fails with `Resource update cancelled`.
+    /// cancelled forward step then fails with `Resource creation cancelled` (create) or
+    /// `Resource update cancelled` (update).
     async fn hold(&self, hit: &FaultHit, operation: FaultOperation) -> Result<(), String> {
         let Some(hold) = hit.hold else { return Ok(()) };
         self.control.hold_started();
@@ -350,11 +353,14 @@ impl Runner {
             _ = self.control.cancelled() => {}
         }
         self.control.resumed();
-        let forward = matches!(operation, FaultOperation::Create | FaultOperation::Update);
-        if forward && self.control.is_cancelled() {
-            return Err(RESOURCE_UPDATE_CANCELLED.to_string());
+        if !self.control.is_cancelled() {
+            return Ok(());
         }
-        Ok(())
+        match operation {
+            FaultOperation::Create => Err(RESOURCE_CREATION_CANCELLED.to_string()),
+            FaultOperation::Update => Err(RESOURCE_UPDATE_CANCELLED.to_string()),
+            FaultOperation::Delete | FaultOperation::Restore => Ok(()),
+        }
     }
 
     /// Asks the fault injector about a step; waits out a hold; fails with the rule's message.
@@ -1381,23 +1387,21 @@ impl Runner {
         }
         self.stack_status(StackStatus::UpdateRollbackCompleteCleanupInProgress, None);
         for item in journal.entries.iter().rev() {
-            let Some(created) = &item.created else {
-                if item.kind == StepKind::Add {
+            match (item.kind, &item.created) {
+                // An added resource goes, also one whose creation failed (its events say so,
+                // as a create rollback's do); DeletionPolicy Retain keeps one that exists.
+                (StepKind::Add, created) => {
+                    let current = self.resource(&item.logical_id).or_else(|| created.clone());
+                    if let Some(current) = current {
+                        let retain = matches!(
+                            current.deletion_policy.as_deref(),
+                            Some("Retain" | "Snapshot")
+                        );
+                        let _ = self.delete_resource(&current, retain).await;
+                    }
                     self.forget(&item.logical_id);
                 }
-                continue;
-            };
-            match item.kind {
-                StepKind::Add => {
-                    let current = self.resource(&item.logical_id).unwrap_or(created.clone());
-                    let retain = matches!(
-                        current.deletion_policy.as_deref(),
-                        Some("Retain" | "Snapshot")
-                    );
-                    let _ = self.delete_resource(&current, retain).await;
-                    self.forget(&item.logical_id);
-                }
-                StepKind::Replace | StepKind::Move => {
+                (StepKind::Replace | StepKind::Move, Some(created)) => {
                     self.delete_displaced(created, false).await;
                 }
                 _ => {}
