@@ -13,6 +13,7 @@ mod expressions;
 mod protocol;
 mod restart;
 mod rollback_plan;
+mod rollback_property;
 mod rollback_recovery;
 mod rollback_schedule;
 mod rollback_support;
