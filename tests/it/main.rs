@@ -12,6 +12,7 @@ mod dispatch;
 mod expressions;
 mod protocol;
 mod restart;
+mod rollback_doc;
 mod rollback_plan;
 mod rollback_property;
 mod rollback_recovery;

@@ -7,7 +7,7 @@
 //! the Scheduler API: the full set of schedules, not the stack's records. Schedules a
 //! cleanup could not delete (DELETE_FAILED) are the only others allowed to exist.
 //!
-//! Bounded (a few dozen cases of at most three updates) so `cargo test` stays fast;
+//! Bounded (16 cases of at most three updates; `PROPTEST_CASES=<n>` runs more) so `cargo test` stays fast;
 //! failures shrink to a minimal sequence, kept below as named regression tests.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -498,7 +498,7 @@ fn random_updates_and_failures_end_in_the_new_or_the_old_template() {
         cases: std::env::var("PROPTEST_CASES")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(24),
+            .unwrap_or(16),
         failure_persistence: None,
         max_shrink_iters: 200,
         ..Config::default()
