@@ -1924,6 +1924,23 @@ impl CloudFormation {
         Ok(())
     }
 
+    /// Waits until the stack `stack_name` (name or id) has no operation running, held by a
+    /// fault's `hold_seconds` included; at once when it has none or does not exist. Not an AWS
+    /// operation: for embedders and tests that start an operation a fault holds and need its
+    /// end.
+    pub async fn operation_finished(&self, scope: &Scope, stack_name: &str) {
+        let control = {
+            let state = self.shared.lock();
+            state
+                .region_ref(scope)
+                .and_then(|r| r.find(stack_name))
+                .and_then(|entry| entry.operation.clone())
+        };
+        if let Some(control) = control {
+            control.done().await;
+        }
+    }
+
     /// RollbackStack: rolls back a stack left in UPDATE_FAILED or CREATE_FAILED (rollback was
     /// disabled).
     pub async fn rollback_stack(&self, scope: &Scope, stack_name: &str) -> Result<String, Error> {

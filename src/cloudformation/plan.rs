@@ -203,24 +203,44 @@ fn modify(
     if !changed_keys.is_empty() || dynamic {
         scope.push("Properties".to_string());
         let new = new_props.unwrap_or(&empty);
-        let create_only_changed = changed_keys
-            .iter()
-            .any(|k| create_only.contains(&k.as_str()));
-        kind = Some((inputs.update_kind)(
-            &old.type_name,
-            &old.properties,
-            new,
-            create_only_changed,
-        ));
-        if kind == Some(UpdateKind::Replace) {
-            replacement = "True";
-        }
-        if create_only.iter().any(|k| {
-            new.get(*k)
+        // A createOnly property whose new value is known changes statically (the resource is
+        // replaced: `True`); one known only after apply changes dynamically (it may be:
+        // `Conditional`), as the API reference words ResourceChange.Replacement.
+        let unknown = |k: &str| {
+            new.get(k)
                 .is_some_and(|v| v.to_string().contains(KNOWN_AFTER_APPLY))
-        }) && replacement != "True"
-        {
-            replacement = "Conditional";
+        };
+        let static_create_only = changed_keys
+            .iter()
+            .any(|k| create_only.contains(&k.as_str()) && !unknown(k));
+        let dynamic_create_only = changed_keys
+            .iter()
+            .any(|k| create_only.contains(&k.as_str()) && unknown(k));
+        if dynamic {
+            // Nothing is known of the new properties yet.
+            let may_replace = !create_only.is_empty();
+            kind = Some(if may_replace {
+                UpdateKind::Replace
+            } else {
+                UpdateKind::InPlace
+            });
+            if may_replace {
+                replacement = "Conditional";
+            }
+        } else {
+            kind = Some((inputs.update_kind)(
+                &old.type_name,
+                &old.properties,
+                new,
+                static_create_only || dynamic_create_only,
+            ));
+            if kind == Some(UpdateKind::Replace) {
+                replacement = if static_create_only || !dynamic_create_only {
+                    "True"
+                } else {
+                    "Conditional"
+                };
+            }
         }
         let old_raw = inputs
             .old_declarations
@@ -269,7 +289,7 @@ fn modify(
     if scope.is_empty() {
         return None;
     }
-    let policy_action = (replacement == "True").then(|| {
+    let policy_action = (replacement != "False").then(|| {
         match old.update_replace_policy.as_deref() {
             Some("Retain") => "ReplaceAndRetain",
             Some("Snapshot") => "ReplaceAndSnapshot",

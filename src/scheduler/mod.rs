@@ -426,12 +426,42 @@ impl Scheduler {
         scope: &Scope,
         input: CreateScheduleGroupInput,
     ) -> Result<String, Error> {
+        self.create_group_tagged(scope, input, Vec::new())
+    }
+
+    /// CreateScheduleGroup as CloudFormation makes a group: `input` is validated exactly as
+    /// [`Scheduler::create_schedule_group`] validates it (its own tags may not use the reserved
+    /// `aws:` prefix), then `system_tags`, the `aws:cloudformation:stack-name`, `stack-id` and
+    /// `logical-id` tags AWS puts on groups a stack creates (aws-contract.md §5.2), are added
+    /// after them. ListTagsForResource shows them; TagResource and UntagResource still refuse
+    /// `aws:` keys from API callers. Only the `AWS::Scheduler::ScheduleGroup` provider calls
+    /// this; system tags do not count toward the 200-tag limit.
+    ///
+    /// Errors: as [`Scheduler::create_schedule_group`].
+    pub fn create_schedule_group_with_system_tags(
+        &self,
+        scope: &Scope,
+        input: CreateScheduleGroupInput,
+        system_tags: Vec<Tag>,
+    ) -> Result<String, Error> {
+        self.create_group_tagged(scope, input, system_tags)
+    }
+
+    fn create_group_tagged(
+        &self,
+        scope: &Scope,
+        input: CreateScheduleGroupInput,
+        system_tags: Vec<Tag>,
+    ) -> Result<String, Error> {
         let mut v = Violations::default();
         validate::client_token(&mut v, "clientToken", input.client_token.as_deref());
         v.name("name", &input.name);
-        let tags = validate::tags(&mut v, "tags", input.tags.as_deref().unwrap_or(&[]));
+        let mut tags = validate::tags(&mut v, "tags", input.tags.as_deref().unwrap_or(&[]));
         v.finish()?;
         validate::reserved_keys(tags.iter().map(|t| t.key.as_str()))?;
+        for tag in system_tags {
+            validate::merge_tag(&mut tags, tag);
+        }
         let now = self.deps.clock.now();
         let token = token_use(
             scope,

@@ -796,7 +796,8 @@ impl Store {
             for tag in tags {
                 merge_tag(&mut merged, tag);
             }
-            if merged.len() > 200 {
+            // System tags (`aws:`, set only by CloudFormation) do not count toward the limit.
+            if merged.iter().filter(|t| !is_system_tag(&t.key)).count() > 200 {
                 return Err(Error::Validation(super::validate::too_many_tags(arn)));
             }
             entry.tags = merged;
@@ -826,4 +827,9 @@ impl Store {
             .map(|g| g.tags.clone())
             .ok_or_else(|| group_not_found(name))
     }
+}
+
+/// True for the reserved `aws:` keys only AWS (here: CloudFormation) may set on a group.
+fn is_system_tag(key: &str) -> bool {
+    key.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("aws:"))
 }

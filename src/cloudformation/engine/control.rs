@@ -61,6 +61,12 @@ impl OperationControl {
             .await;
     }
 
+    /// Waits until the operation is done (past any hold).
+    pub async fn done(&self) {
+        let mut rx = self.phase.subscribe();
+        let _ = rx.wait_for(|p| *p == Phase::Done).await;
+    }
+
     /// The operation starts waiting out a hold.
     pub fn hold_started(&self) {
         let n = self.holds.fetch_add(1, Ordering::SeqCst) + 1;

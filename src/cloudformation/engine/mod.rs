@@ -17,7 +17,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::faults::{FaultOperation, ResourceStep};
+use crate::faults::{FaultHit, FaultOperation, ResourceStep};
 use crate::ids::Scope;
 
 pub use control::{OperationControl, Phase};
@@ -25,7 +25,7 @@ pub(crate) use values::{PlanValues, Values, KNOWN_AFTER_APPLY};
 
 use super::error::messages::USER_INITIATED;
 use super::model::{JournalEntry, OnFailure, Output, ResourceRecord, StepKind, Tag, UpdateJournal};
-use super::providers::{Current, ProviderContext, ResourceProvider, UpdateKind};
+use super::providers::{Current, HandlerErrorCode, ProviderContext, ResourceProvider, UpdateKind};
 use super::status::{ExecutionStatus, ResourceStatus, StackStatus};
 use super::store::{StackEntry, STACK_TYPE};
 use super::template::{BoundParameters, Evaluator, Pseudo, Resolved, Template};
@@ -35,6 +35,8 @@ use super::{Shared, StackRef};
 const CREATION_INITIATED: &str = "Resource creation Initiated";
 /// Reason of a resource whose update CancelUpdateStack interrupted.
 const RESOURCE_UPDATE_CANCELLED: &str = "Resource update cancelled";
+/// Reason of a resource whose creation CancelUpdateStack interrupted (aws-contract.md §3.3).
+const RESOURCE_CREATION_CANCELLED: &str = "Resource creation cancelled";
 /// Stack reason of an update CancelUpdateStack interrupted.
 const STACK_UPDATE_CANCELLED: &str = "Stack update cancelled";
 /// Reason of the UPDATE_IN_PROGRESS event that starts a replacement.
@@ -325,6 +327,42 @@ impl Runner {
         }
     }
 
+    /// Asks the fault injector about a step, using up one match of the first rule that fits.
+    fn fault_hit(
+        &self,
+        logical_id: &str,
+        type_name: &str,
+        operation: FaultOperation,
+    ) -> Option<FaultHit> {
+        self.shared.deps.faults.match_resource_step(&ResourceStep {
+            stack_name: &self.stack_name,
+            logical_id,
+            resource_type: type_name,
+            operation,
+        })
+    }
+
+    /// Waits out a rule's hold in wall time; CancelUpdateStack ends it at once, and a
+    /// cancelled forward step then fails with `Resource creation cancelled` (create) or
+    /// `Resource update cancelled` (update).
+    async fn hold(&self, hit: &FaultHit, operation: FaultOperation) -> Result<(), String> {
+        let Some(hold) = hit.hold else { return Ok(()) };
+        self.control.hold_started();
+        tokio::select! {
+            _ = self.shared.deps.clock.sleep_wall(hold) => {}
+            _ = self.control.cancelled() => {}
+        }
+        self.control.resumed();
+        if !self.control.is_cancelled() {
+            return Ok(());
+        }
+        match operation {
+            FaultOperation::Create => Err(RESOURCE_CREATION_CANCELLED.to_string()),
+            FaultOperation::Update => Err(RESOURCE_UPDATE_CANCELLED.to_string()),
+            FaultOperation::Delete | FaultOperation::Restore => Ok(()),
+        }
+    }
+
     /// Asks the fault injector about a step; waits out a hold; fails with the rule's message.
     async fn fault(
         &self,
@@ -332,28 +370,34 @@ impl Runner {
         type_name: &str,
         operation: FaultOperation,
     ) -> Result<(), String> {
-        let hit = self.shared.deps.faults.match_resource_step(&ResourceStep {
-            stack_name: &self.stack_name,
-            logical_id,
-            resource_type: type_name,
-            operation,
-        });
-        let Some(hit) = hit else { return Ok(()) };
-        if let Some(hold) = hit.hold {
-            self.control.hold_started();
-            tokio::select! {
-                _ = self.shared.deps.clock.sleep_wall(hold) => {}
-                _ = self.control.cancelled() => {}
-            }
-            self.control.resumed();
-            let forward = matches!(operation, FaultOperation::Create | FaultOperation::Update);
-            if forward && self.control.is_cancelled() {
-                return Err(RESOURCE_UPDATE_CANCELLED.to_string());
-            }
-        }
+        let Some(hit) = self.fault_hit(logical_id, type_name, operation) else {
+            return Ok(());
+        };
+        self.hold(&hit, operation).await?;
         match hit.message {
             Some(message) => Err(message),
             None => Ok(()),
+        }
+    }
+
+    /// The fault check of a two-part step (a group move, the restore of a moved schedule):
+    /// a rule with a message fails it here, before anything changes (after its hold); a rule
+    /// that only holds is returned, to hold the step half-way (see [`Runner::hold`]).
+    async fn split_fault(
+        &self,
+        logical_id: &str,
+        type_name: &str,
+        operation: FaultOperation,
+    ) -> Result<Option<FaultHit>, String> {
+        let Some(hit) = self.fault_hit(logical_id, type_name, operation) else {
+            return Ok(None);
+        };
+        match &hit.message {
+            Some(message) => {
+                self.hold(&hit, operation).await?;
+                Err(message.clone())
+            }
+            None => Ok(Some(hit)),
         }
     }
 
@@ -1158,7 +1202,10 @@ impl Runner {
                     true,
                     |_| {},
                 );
-                self.fault(logical_id, &old.type_name, FaultOperation::Update)
+                // The old schedule is disabled before the destination exists, so the two are
+                // never both enabled; a rule that only holds holds the move between the two.
+                let half_way = self
+                    .split_fault(logical_id, &old.type_name, FaultOperation::Update)
                     .await
                     .map_err(|r| fail_event(r, None))?;
                 let disabled = {
@@ -1166,6 +1213,11 @@ impl Runner {
                     provider.disable(&cx, &current)
                 };
                 disabled.map_err(|e| fail_event(e.reason(&self.request_token()), None))?;
+                if let Some(hit) = &half_way {
+                    self.hold(hit, FaultOperation::Update)
+                        .await
+                        .map_err(|r| fail_event(r, None))?;
+                }
                 let made = {
                     let cx = self.context(logical_id, &old.type_name, &tags);
                     provider.create(&cx, &new_props)
@@ -1335,23 +1387,21 @@ impl Runner {
         }
         self.stack_status(StackStatus::UpdateRollbackCompleteCleanupInProgress, None);
         for item in journal.entries.iter().rev() {
-            let Some(created) = &item.created else {
-                if item.kind == StepKind::Add {
+            match (item.kind, &item.created) {
+                // An added resource goes, also one whose creation failed (its events say so,
+                // as a create rollback's do); DeletionPolicy Retain keeps one that exists.
+                (StepKind::Add, created) => {
+                    let current = self.resource(&item.logical_id).or_else(|| created.clone());
+                    if let Some(current) = current {
+                        let retain = matches!(
+                            current.deletion_policy.as_deref(),
+                            Some("Retain" | "Snapshot")
+                        );
+                        let _ = self.delete_resource(&current, retain).await;
+                    }
                     self.forget(&item.logical_id);
                 }
-                continue;
-            };
-            match item.kind {
-                StepKind::Add => {
-                    let current = self.resource(&item.logical_id).unwrap_or(created.clone());
-                    let retain = matches!(
-                        current.deletion_policy.as_deref(),
-                        Some("Retain" | "Snapshot")
-                    );
-                    let _ = self.delete_resource(&current, retain).await;
-                    self.forget(&item.logical_id);
-                }
-                StepKind::Replace | StepKind::Move => {
+                (StepKind::Replace | StepKind::Move, Some(created)) => {
                     self.delete_displaced(created, false).await;
                 }
                 _ => {}
@@ -1448,26 +1498,35 @@ impl Runner {
                     false,
                     |_| {},
                 );
-                self.fault(logical_id, &before.type_name, FaultOperation::Restore)
+                let half_way = self
+                    .split_fault(logical_id, &before.type_name, FaultOperation::Restore)
                     .await
                     .map_err(&fail)?;
                 let provider = self.provider(&before.type_name).map_err(&fail)?;
                 let tags = self.stack_tags();
                 let cx = self.context(logical_id, &before.type_name, &tags);
-                if item.kind == StepKind::Move {
-                    if let Some(created) = &item.created {
-                        let physical = created.physical_id.clone().unwrap_or_default();
-                        provider
-                            .disable(
-                                &cx,
-                                &Current {
-                                    physical_id: &physical,
-                                    properties: &created.properties,
-                                    attributes: &created.attributes,
-                                },
-                            )
-                            .map_err(|e| fail(e.reason(&self.request_token())))?;
+                // A moved schedule: the destination is disabled before the original is
+                // enabled again (a destination already gone has nothing to disable).
+                if let (StepKind::Move, Some(created)) = (item.kind, &item.created) {
+                    let physical = created.physical_id.clone().unwrap_or_default();
+                    let disabled = provider.disable(
+                        &cx,
+                        &Current {
+                            physical_id: &physical,
+                            properties: &created.properties,
+                            attributes: &created.attributes,
+                        },
+                    );
+                    match disabled {
+                        Ok(()) => {}
+                        Err(e) if e.code == HandlerErrorCode::NotFound => {}
+                        Err(e) => return Err(fail(e.reason(&self.request_token()))),
                     }
+                }
+                if let Some(hit) = &half_way {
+                    self.hold(hit, FaultOperation::Restore)
+                        .await
+                        .map_err(&fail)?;
                 }
                 let physical = before.physical_id.clone().unwrap_or_default();
                 let made = provider

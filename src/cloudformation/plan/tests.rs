@@ -364,3 +364,47 @@ fn property_names_keep_old_order_then_new() {
     let names = property_names(&json!({"B": 1, "A": 2}), &json!({"A": 3, "C": 4}));
     assert_eq!(names, vec!["B", "A", "C"]);
 }
+
+#[test]
+fn a_create_only_value_known_only_after_apply_is_a_conditional_replacement() {
+    // The schedule is named after the queue, which the update replaces: its new name is
+    // known only once the queue exists, so it may be replaced.
+    let named = V1.replace("      Name: s\n", "      Name: !GetAtt Queue.QueueName\n");
+    let p = plan(&named, &[("Suffix", "two")], &["Suffix"]);
+    assert_eq!(
+        summary(&p),
+        vec![
+            (
+                "Queue".into(),
+                "Modify",
+                Some("True".into()),
+                Some("ReplaceAndDelete".into())
+            ),
+            (
+                "Schedule".into(),
+                "Modify",
+                Some("Conditional".into()),
+                Some("ReplaceAndDelete".into())
+            ),
+        ]
+    );
+    let name: Vec<(&str, &str, Option<&str>)> = p.changes[1]
+        .details
+        .iter()
+        .filter(|d| d.name.as_deref() == Some("Name"))
+        .map(|d| {
+            (
+                d.evaluation.as_str(),
+                d.requires_recreation.as_deref().unwrap_or_default(),
+                d.causing_entity.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        name,
+        vec![
+            ("Dynamic", "Always", None),
+            ("Static", "Always", Some("Queue.QueueName")),
+        ]
+    );
+}

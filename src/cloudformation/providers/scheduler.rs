@@ -290,7 +290,38 @@ pub(crate) fn schedule_update_kind(
     }
 }
 
-/// `AWS::Scheduler::Schedule`.
+/// The attribute under which a schedule's record keeps the CreationDate of the schedule the
+/// stack made (RFC 3339 with nanoseconds). No template can name it (`Fn::GetAtt` names are
+/// checked against the registry, which allows only `Arn`); the provider compares it before
+/// changing or deleting a schedule, so a same-named schedule made outside the stack after
+/// the stack's own was deleted is never clobbered.
+const OWNER_MARK: &str = "Cumulo::CreationDate";
+
+/// What a stack's schedule record says about the schedule now stored under its name.
+enum Ownership {
+    /// No schedule of that name in that group.
+    Missing,
+    /// The schedule the stack made (or a record without a mark, from before marks existed).
+    Ours,
+    /// A schedule of that name made outside the stack.
+    Theirs,
+}
+
+/// `Resource of type 'AWS::Scheduler::Schedule' with identifier '<name>' was not found.`
+/// (`NotFound`), the handler's words for a schedule that is gone (bug-reports.md B19).
+fn not_found(name: &str) -> ProviderError {
+    ProviderError::new(
+        HandlerErrorCode::NotFound,
+        format!(
+            "Resource of type 'AWS::Scheduler::Schedule' with identifier '{name}' was not found."
+        ),
+    )
+}
+
+/// `AWS::Scheduler::Schedule`. Ownership: the record of a schedule the stack made carries its
+/// CreationDate ([`OWNER_MARK`]); an update, disable or restore of a schedule that is gone or
+/// was re-made outside the stack fails with `NotFound` instead of changing it, and a delete
+/// leaves such a schedule alone (the stack's own is already gone).
 #[derive(Clone, Debug)]
 pub struct ScheduleProvider {
     scheduler: Scheduler,
@@ -302,15 +333,60 @@ impl ScheduleProvider {
         ScheduleProvider { scheduler }
     }
 
-    fn provisioned(name: String, arn: String) -> Provisioned {
+    /// The physical id, Ref (the name), `Arn` and the owner mark of the schedule `group`/`name`.
+    fn provisioned(
+        &self,
+        cx: &ProviderContext<'_>,
+        group: &str,
+        name: String,
+        arn: String,
+    ) -> Provisioned {
         let mut attributes = IndexMap::new();
         attributes.insert("Arn".to_string(), Value::String(arn));
+        if let Ok(schedule) = self.scheduler.get_schedule(cx.scope, Some(group), &name) {
+            attributes.insert(
+                OWNER_MARK.to_string(),
+                Value::String(mark(schedule.creation_date)),
+            );
+        }
         Provisioned {
             physical_id: name.clone(),
             ref_value: Value::String(name),
             attributes,
         }
     }
+
+    /// Whether the schedule stored under `current`'s name and group is the one the stack made.
+    fn ownership(&self, cx: &ProviderContext<'_>, current: &Current<'_>) -> Ownership {
+        let group = group_of(current.properties);
+        match self
+            .scheduler
+            .get_schedule(cx.scope, Some(&group), current.physical_id)
+        {
+            Err(_) => Ownership::Missing,
+            Ok(schedule) => match current.attributes.get(OWNER_MARK).and_then(Value::as_str) {
+                Some(m) if m != mark(schedule.creation_date) => Ownership::Theirs,
+                _ => Ownership::Ours,
+            },
+        }
+    }
+
+    /// Fails with `NotFound` unless the schedule of `current` is the stack's own.
+    fn check_ours(
+        &self,
+        cx: &ProviderContext<'_>,
+        current: &Current<'_>,
+    ) -> Result<(), ProviderError> {
+        match self.ownership(cx, current) {
+            Ownership::Ours => Ok(()),
+            Ownership::Missing | Ownership::Theirs => Err(not_found(current.physical_id)),
+        }
+    }
+}
+
+/// A CreationDate as the owner mark keeps it.
+fn mark(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
 }
 
 impl ResourceProvider for ScheduleProvider {
@@ -326,9 +402,11 @@ impl ResourceProvider for ScheduleProvider {
             .scheduler
             .create_schedule(cx.scope, input)
             .map_err(handler_error)?;
-        Ok(Self::provisioned(name, arn))
+        Ok(self.provisioned(cx, &group_of(properties), name, arn))
     }
 
+    /// Changes the schedule in place (also a restore): the group only locates it, so
+    /// `properties` name the same group as `current` (a group change is a move).
     fn update(
         &self,
         cx: &ProviderContext<'_>,
@@ -338,14 +416,27 @@ impl ResourceProvider for ScheduleProvider {
         check_known(cx, properties, SCHEDULE_PROPERTIES)?;
         let name = current.physical_id.to_string();
         let input = schedule_input(properties, name.clone())?;
-        let arn = self
-            .scheduler
-            .update_schedule(cx.scope, input)
-            .map_err(handler_error)?;
-        Ok(Self::provisioned(name, arn))
+        self.check_ours(cx, current)?;
+        let arn = match self.scheduler.update_schedule(cx.scope, input) {
+            Ok(arn) => arn,
+            Err(scheduler::Error::ResourceNotFound(_)) => return Err(not_found(&name)),
+            Err(e) => return Err(handler_error(e)),
+        };
+        Ok(self.provisioned(cx, &group_of(properties), name, arn))
     }
 
     fn delete(&self, cx: &ProviderContext<'_>, current: &Current<'_>) -> Result<(), ProviderError> {
+        match self.ownership(cx, current) {
+            Ownership::Ours => {}
+            Ownership::Missing => return Ok(()),
+            Ownership::Theirs => {
+                tracing::info!(
+                    name = current.physical_id,
+                    "a same-named schedule made outside the stack replaced the stack's own: left in place"
+                );
+                return Ok(());
+            }
+        }
         let group = group_of(current.properties);
         match self
             .scheduler
@@ -360,6 +451,8 @@ impl ResourceProvider for ScheduleProvider {
         schedule_update_kind(old, new, create_only_changed)
     }
 
+    /// Disables the schedule of `current`, keeping everything else; `NotFound` when it is gone
+    /// or not the stack's own.
     fn disable(
         &self,
         cx: &ProviderContext<'_>,
@@ -370,15 +463,18 @@ impl ResourceProvider for ScheduleProvider {
             map.insert("State".to_string(), Value::String("DISABLED".into()));
         }
         let input = schedule_input(&props, current.physical_id.to_string())?;
+        self.check_ours(cx, current)?;
         match self.scheduler.update_schedule(cx.scope, input) {
-            Ok(_) | Err(scheduler::Error::ResourceNotFound(_)) => Ok(()),
+            Ok(_) => Ok(()),
+            Err(scheduler::Error::ResourceNotFound(_)) => Err(not_found(current.physical_id)),
             Err(e) => Err(handler_error(e)),
         }
     }
 }
 
 /// `AWS::Scheduler::ScheduleGroup`: the group gets the template's Tags, the stack's tags and
-/// the `aws:cloudformation:*` system tags.
+/// the `aws:cloudformation:*` system tags (through the Scheduler's CloudFormation-only entry
+/// point: API callers may not set `aws:` keys).
 #[derive(Clone, Debug)]
 pub struct ScheduleGroupProvider {
     scheduler: Scheduler,
@@ -441,18 +537,16 @@ impl ScheduleGroupProvider {
         tags
     }
 
-    /// Adds the `aws:cloudformation:*` tags. The Scheduler API reserves `aws:` keys for AWS, so
-    /// a Scheduler that refuses them leaves the group without them (logged).
-    fn system_tags(&self, cx: &ProviderContext<'_>, arn: &str) {
-        let tags: Vec<TagInput> = cx
-            .system_and_stack_tags()
+    /// The `aws:cloudformation:stack-name`, `stack-id` and `logical-id` system tags.
+    fn system_tags(cx: &ProviderContext<'_>) -> Vec<scheduler::Tag> {
+        cx.system_and_stack_tags()
             .into_iter()
             .filter(|t| t.key.starts_with("aws:cloudformation:"))
-            .map(|t| TagInput::new(t.key, t.value))
-            .collect();
-        if let Err(err) = self.scheduler.tag_resource(cx.scope, arn, Some(tags)) {
-            tracing::debug!(%err, arn, "the Scheduler refused the aws:cloudformation:* system tags");
-        }
+            .map(|t| scheduler::Tag {
+                key: t.key,
+                value: t.value,
+            })
+            .collect()
     }
 }
 
@@ -465,18 +559,17 @@ impl ResourceProvider for ScheduleGroupProvider {
         check_known(cx, properties, GROUP_PROPERTIES)?;
         let name = string(properties, "Name").unwrap_or_else(|| cx.generated_name(MAX_NAME, ""));
         let tags = Self::user_tags(cx, properties);
-        let arn = self
-            .scheduler
-            .create_schedule_group(
+        self.scheduler
+            .create_schedule_group_with_system_tags(
                 cx.scope,
                 CreateScheduleGroupInput {
                     name: name.clone(),
                     tags: (!tags.is_empty()).then_some(tags),
                     client_token: None,
                 },
+                Self::system_tags(cx),
             )
             .map_err(handler_error)?;
-        self.system_tags(cx, &arn);
         self.provisioned(cx, &name)
     }
 
