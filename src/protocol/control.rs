@@ -3,10 +3,10 @@
 //! invocations and previews. Bodies are JSON; errors are
 //! `{"error":"ValidationException","message":...}` (400) or `{"error":"ResourceNotFoundException",...}` (404).
 
-use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{any, delete, get, post};
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -39,6 +39,9 @@ pub fn routes() -> Router<App> {
             "/_cumulo/scheduler/schedules/{group}/{name}/preview",
             get(stored_preview),
         )
+        .route("/_cumulo", any(unknown_endpoint))
+        .route("/_cumulo/{*rest}", any(unknown_endpoint))
+        .method_not_allowed_fallback(method_not_allowed)
 }
 
 /// A control-surface error: `{"error": code, "message": message}`.
@@ -88,6 +91,47 @@ impl IntoResponse for ControlError {
     }
 }
 
+/// The largest control-surface body read, in bytes.
+const MAX_CONTROL_BODY_BYTES: usize = 1024 * 1024;
+
+/// A control request's JSON body, read whatever its `Content-Type` (so `curl -d '{...}'`
+/// works): `None` when empty; invalid JSON or an unreadable body is a 400 ValidationException.
+struct JsonBody(Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ControlError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = axum::body::to_bytes(req.into_body(), MAX_CONTROL_BODY_BYTES)
+            .await
+            .map_err(|_| {
+                ControlError::validation(format!(
+                    "the body could not be read or is larger than {MAX_CONTROL_BODY_BYTES} bytes"
+                ))
+            })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(JsonBody(None));
+        }
+        serde_json::from_slice(&bytes)
+            .map(|v| JsonBody(Some(v)))
+            .map_err(|e| ControlError::validation(format!("the body is not valid JSON: {e}")))
+    }
+}
+
+/// `/_cumulo/...` paths that name no endpoint: 404 ResourceNotFoundException.
+async fn unknown_endpoint(uri: Uri) -> ControlError {
+    ControlError::not_found(format!("no control endpoint at {}", uri.path()))
+}
+
+/// A method an endpoint does not serve: 405 `{"error":"MethodNotAllowedException",...}`.
+async fn method_not_allowed(method: Method, uri: Uri) -> ControlError {
+    ControlError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        code: "MethodNotAllowedException",
+        message: format!("{method} is not served at {}", uri.path()),
+    }
+}
+
 fn services_map() -> Value {
     json!({
         "cloudformation": "running",
@@ -128,9 +172,9 @@ struct ClockRequest {
 
 async fn clock_post(
     State(app): State<App>,
-    body: Option<Json<Value>>,
+    JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ControlError> {
-    let Some(Json(body)) = body else {
+    let Some(body) = body else {
         return Err(ControlError::validation(
             "the body must be a JSON object with mode, set or advance_seconds",
         ));
@@ -168,29 +212,61 @@ async fn clock_post(
                 "advance_seconds must be a non-negative number, got {secs}"
             )));
         }
-        let span = chrono::Duration::nanoseconds((secs * 1e9).round() as i64);
-        app.clock.now() + span
+        advance(app.clock.now(), secs).ok_or_else(|| {
+            ControlError::validation(format!(
+                "advance_seconds {secs} moves the clock past {LATEST_INSTANT}"
+            ))
+        })?
     };
+    if to > latest_instant() {
+        return Err(ControlError::validation(format!(
+            "the clock cannot move past {LATEST_INSTANT}"
+        )));
+    }
     app.clock
         .check_manual_move(to)
         .map_err(|e| ControlError::validation(e.to_string()))?;
-    let fired = app
+    let moved = app
         .scheduler
         .advance_to(to)
         .await
         .map_err(|e| ControlError::validation(e.to_string()))?;
     // What those attempts delivered and recorded is acknowledged by this answer: commit it.
     app.storage.sync().await;
-    Ok(Json(
-        json!({ "now": rfc3339(app.clock.now()), "fired": fired }),
-    ))
+    Ok(Json(json!({
+        "now": rfc3339(app.clock.now()),
+        "fired": moved.fired,
+        "complete": moved.complete,
+    })))
+}
+
+/// The latest instant the clock can show: RFC 3339 has four-digit years.
+const LATEST_INSTANT: &str = "9999-12-31T23:59:59Z";
+
+fn latest_instant() -> DateTime<Utc> {
+    parse_rfc3339(LATEST_INSTANT).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// `now` plus `secs` (finite, non-negative; nanosecond precision), or `None` past
+/// [`LATEST_INSTANT`].
+fn advance(now: DateTime<Utc>, secs: f64) -> Option<DateTime<Utc>> {
+    // More seconds than lie between now and year 9999 never land inside it.
+    if secs > 400_000_000_000.0 {
+        return None;
+    }
+    let whole = secs.trunc() as i64;
+    let nanos = ((secs - secs.trunc()) * 1e9).round() as i64;
+    let to = now
+        .checked_add_signed(chrono::Duration::try_seconds(whole)?)?
+        .checked_add_signed(chrono::Duration::nanoseconds(nanos))?;
+    (to <= latest_instant()).then_some(to)
 }
 
 async fn faults_add(
     State(app): State<App>,
-    body: Option<Json<Value>>,
+    JsonBody(body): JsonBody,
 ) -> Result<Response, ControlError> {
-    let Some(Json(body)) = body else {
+    let Some(body) = body else {
         return Err(ControlError::validation(
             "the body must be a JSON object describing the rule",
         ));
@@ -243,6 +319,9 @@ fn parse_count(
         None | Some("") => Ok(default),
         Some(v) => match v.parse::<usize>() {
             Ok(n) if n >= 1 && n <= max => Ok(n),
+            _ if max == usize::MAX => Err(ControlError::validation(format!(
+                "{name} must be a positive integer, got '{v}'"
+            ))),
             _ => Err(ControlError::validation(format!(
                 "{name} must be an integer from 1 to {max}, got '{v}'"
             ))),

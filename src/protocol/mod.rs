@@ -31,6 +31,10 @@ use route::Service;
 /// messages 256 KiB).
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
+/// The largest S3 request body Cumulo reads (1 GiB; AWS takes single PUTs up to 5 GB, but
+/// Cumulo holds objects in memory).
+pub const MAX_S3_BODY_BYTES: usize = 1024 * 1024 * 1024;
+
 /// One AWS request, read whole, with the scope it acts in.
 #[derive(Debug)]
 pub struct AwsRequest {
@@ -79,12 +83,21 @@ fn is_form(headers: &HeaderMap) -> bool {
 async fn aws(State(app): State<App>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let request_id = app.ids.uuid();
-    let body = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+    // Routing by headers alone (an unsigned awsQuery form names its service only in the body).
+    let by_headers = route::route(&parts.method, &parts.uri, &parts.headers, None);
+    let service = by_headers.as_ref().map(|r| &r.service);
+    let limit = body_limit(service);
+    let declared = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return unreadable_body(service, true, &request_id);
+    }
+    let body = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
-        Err(_) => {
-            return WireError::bad_request("RequestEntityTooLarge", "the request body is too large")
-                .into_response(Protocol::RestJson, &request_id)
-        }
+        Err(err) => return unreadable_body(service, is_length_limit(&err), &request_id),
     };
     let form_action = if is_form(&parts.headers) || parts.method == Method::GET {
         QueryInput::parse(&body, parts.uri.query())
@@ -123,6 +136,58 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
         }
     };
     handled.instrument(span).await
+}
+
+/// The largest request body Cumulo reads for `service`, in bytes: [`MAX_S3_BODY_BYTES`] for S3
+/// (objects are single PUTs), [`MAX_BODY_BYTES`] for everything else.
+fn body_limit(service: Option<&Service>) -> usize {
+    match service {
+        Some(Service::S3) => MAX_S3_BODY_BYTES,
+        _ => MAX_BODY_BYTES,
+    }
+}
+
+/// Whether reading a body failed on its length limit (rather than a broken connection).
+fn is_length_limit(err: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// A body over the limit (declared or read) or cut short, in the protocol of the service it was meant for: S3's
+/// `EntityTooLarge` (400, its text for an upload over the maximum size); elsewhere 413
+/// `RequestEntityTooLarge`, and 400 `IncompleteBody` for a body that could not be read.
+fn unreadable_body(service: Option<&Service>, too_large: bool, request_id: &str) -> Response {
+    let limit = body_limit(service);
+    let err = match (service, too_large) {
+        (Some(Service::S3), true) => WireError::bad_request(
+            "EntityTooLarge",
+            "Your proposed upload exceeds the maximum allowed size",
+        ),
+        (_, true) => WireError::new(
+            "RequestEntityTooLarge",
+            format!("The request body exceeds Cumulo's limit of {limit} bytes."),
+            StatusCode::PAYLOAD_TOO_LARGE,
+        ),
+        (_, false) => WireError::bad_request(
+            "IncompleteBody",
+            "The request body could not be read to its end.",
+        ),
+    };
+    let protocol = match service {
+        Some(Service::CloudFormation) => wire::cloudformation::PROTOCOL,
+        Some(Service::Sns) => wire::sns::PROTOCOL,
+        Some(Service::Sqs) => wire::sqs::PROTOCOL,
+        Some(Service::Ssm) => wire::ssm::PROTOCOL,
+        Some(Service::S3) => wire::s3::PROTOCOL,
+        Some(Service::Scheduler) | Some(Service::Other(_)) | None => Protocol::RestJson,
+    };
+    err.into_response(protocol, request_id)
 }
 
 /// A service Cumulo does not emulate: HTTP 400 naming it (never a 500, which botocore retries).

@@ -45,7 +45,7 @@ use super::model::{
     ScheduleState,
 };
 use super::targets::{self, AttemptContext, InvocationError, Targets};
-use super::{FiredAttempt, Scheduler};
+use super::{ClockMove, FiredAttempt, Scheduler, MAX_ATTEMPTS_PER_MOVE};
 use crate::clock::{Clock, ClockError, ClockMode};
 use crate::faults::Faults;
 use crate::ids::{IdGen, Scope};
@@ -168,7 +168,7 @@ pub(crate) enum Command {
     /// Step the manual clock to `to`, firing everything due on the way.
     AdvanceTo {
         to: DateTime<Utc>,
-        reply: oneshot::Sender<Result<Vec<FiredAttempt>, ClockError>>,
+        reply: oneshot::Sender<Result<ClockMove, ClockError>>,
     },
     /// The clock's mode changed: re-evaluate the next wake-up.
     ClockChanged,
@@ -875,11 +875,23 @@ impl Dispatcher {
 
     /// Manual mode: steps the clock through every due instant up to `to`, in order, running
     /// each attempt before the next.
-    async fn advance_to(&mut self, to: DateTime<Utc>) -> Result<Vec<FiredAttempt>, ClockError> {
+    /// Stops after [`MAX_ATTEMPTS_PER_MOVE`] attempts when more are due (`complete: false`).
+    async fn advance_to(&mut self, to: DateTime<Utc>) -> Result<ClockMove, ClockError> {
         self.clock.check_manual_move(to)?;
         self.drain_changes();
         let mut fired = Vec::new();
-        while let Some((due, job, schedule)) = self.pop_due(to) {
+        loop {
+            if fired.len() >= MAX_ATTEMPTS_PER_MOVE
+                && self.queue.keys().next().is_some_and(|&(due, _)| due <= to)
+            {
+                return Ok(ClockMove {
+                    fired,
+                    complete: false,
+                });
+            }
+            let Some((due, job, schedule)) = self.pop_due(to) else {
+                break;
+            };
             let at = due.max(self.clock.now());
             self.clock.step_manual(at)?;
             let done = self.attempter.attempt(&schedule, &job).await;
@@ -891,7 +903,10 @@ impl Dispatcher {
             self.drain_changes();
         }
         self.clock.step_manual(to)?;
-        Ok(fired)
+        Ok(ClockMove {
+            fired,
+            complete: true,
+        })
     }
 }
 

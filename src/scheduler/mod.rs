@@ -124,6 +124,31 @@ pub struct FiredAttempt {
     pub error_code: Option<String>,
 }
 
+/// The most attempts one clock move runs (`POST /_cumulo/clock`). A move that finds more due
+/// stops at the instant of the last one it ran and says so ([`ClockMove::complete`] false), so a
+/// far jump over frequent schedules costs bounded time and memory; the next move goes on.
+pub const MAX_ATTEMPTS_PER_MOVE: usize = 10_000;
+
+/// What one manual clock move did (`POST /_cumulo/clock` answer).
+#[derive(Clone, Debug, Default)]
+pub struct ClockMove {
+    /// The attempts run, in time order (at most [`MAX_ATTEMPTS_PER_MOVE`]).
+    pub fired: Vec<FiredAttempt>,
+    /// False when the move stopped early at [`MAX_ATTEMPTS_PER_MOVE`] attempts, before the
+    /// requested instant; the clock then reads the instant of the last attempt run.
+    pub complete: bool,
+}
+
+impl ClockMove {
+    /// A complete move that ran nothing.
+    fn done() -> ClockMove {
+        ClockMove {
+            fired: Vec::new(),
+            complete: true,
+        }
+    }
+}
+
 /// One previewed occurrence: `{"utc": "...Z", "local": "...±hh:mm"}`.
 #[derive(Clone, Debug, Serialize)]
 pub struct PreviewFire {
@@ -645,14 +670,14 @@ impl Scheduler {
     pub async fn advance_to(
         &self,
         to: DateTime<Utc>,
-    ) -> Result<Vec<FiredAttempt>, crate::clock::ClockError> {
+    ) -> Result<ClockMove, crate::clock::ClockError> {
         if !self
             .dispatch
             .started
             .load(std::sync::atomic::Ordering::SeqCst)
         {
             self.deps.clock.step_manual(to)?;
-            return Ok(Vec::new());
+            return Ok(ClockMove::done());
         }
         let (reply, answer) = tokio::sync::oneshot::channel();
         if self
@@ -662,13 +687,13 @@ impl Scheduler {
             .is_err()
         {
             self.deps.clock.step_manual(to)?;
-            return Ok(Vec::new());
+            return Ok(ClockMove::done());
         }
         match answer.await {
             Ok(result) => result,
             Err(_) => {
                 self.deps.clock.step_manual(to)?;
-                Ok(Vec::new())
+                Ok(ClockMove::done())
             }
         }
     }
