@@ -1000,14 +1000,15 @@ async fn the_example_template_really_fires_into_its_queue() {
     assert_eq!(bodies, vec![r#"{"environment":"dev","stack":"ticks"}"#; 3]);
 }
 
-/// A template of the shared corpus of real public templates (`../shared/corpus/`).
-fn corpus(file: &str) -> String {
-    let path = format!("{}/../shared/corpus/{file}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 #[tokio::test]
 async fn real_public_templates_deploy_and_delete() {
+    let Some(corpus_dir) = crate::support::corpus_dir() else {
+        return;
+    };
+    let corpus = |file: &str| {
+        let path = corpus_dir.join(file);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
     let emu = Emulator::start().await;
     // CDK templates check the bootstrap version through an SSM-typed parameter.
     emu.app

@@ -205,3 +205,21 @@ pub fn run_aws_cli(endpoint: &str, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The shared corpus of real public templates (`../shared/corpus/`, beside the repository),
+/// or `None` when this checkout has none (a fresh clone): the tests that read it then say so
+/// and pass without it. `CUMULO_REQUIRE_CORPUS=1` (set by `.ci/run`) makes its absence a
+/// failure, so CI always runs them.
+pub fn corpus_dir() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CUMULO_REQUIRE_CORPUS").is_none(),
+        "CUMULO_REQUIRE_CORPUS is set but {} is absent",
+        dir.display()
+    );
+    eprintln!("skipping: the template corpus {} is absent", dir.display());
+    None
+}
