@@ -37,9 +37,15 @@ impl Default for Endpoint {
 }
 
 impl Endpoint {
-    /// Records the bound address (first call wins).
+    /// Records the bound address (first call wins). A wildcard address (`0.0.0.0`, `::`) is
+    /// recorded as `localhost` with its port: queue URLs must be addresses a client can use.
     pub fn set(&self, addr: std::net::SocketAddr) {
-        let _ = self.url.set(format!("http://{addr}"));
+        let url = if addr.ip().is_unspecified() {
+            format!("http://localhost:{}", addr.port())
+        } else {
+            format!("http://{addr}")
+        };
+        let _ = self.url.set(url);
     }
 
     /// `http://<host>:<port>` of the listener, or `http://localhost:4566` before it is bound.
@@ -197,5 +203,24 @@ impl App {
         self.kms.reset();
         self.storage.wipe();
         self.storage.sync().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Endpoint;
+
+    #[test]
+    fn a_wildcard_listener_is_reached_through_localhost() {
+        for (bound, url) in [
+            ("0.0.0.0:4570", "http://localhost:4570"),
+            ("[::]:4566", "http://localhost:4566"),
+            ("127.0.0.1:4566", "http://127.0.0.1:4566"),
+            ("192.168.1.20:80", "http://192.168.1.20:80"),
+        ] {
+            let endpoint = Endpoint::default();
+            endpoint.set(bound.parse().unwrap());
+            assert_eq!(endpoint.url(), url, "{bound}");
+        }
     }
 }

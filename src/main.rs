@@ -24,7 +24,7 @@ struct Cli {
     #[arg(long, env = "CUMULO_CLOCK_START", value_parser = parse_instant)]
     clock_start: Option<chrono::DateTime<chrono::Utc>>,
     /// Log filter (tracing EnvFilter syntax), e.g. `info`, `debug`, `cumulo=trace`.
-    #[arg(long, env = "CUMULO_LOG", default_value = "info")]
+    #[arg(long, env = "CUMULO_LOG", default_value = "info", value_parser = parse_log_filter)]
     log: String,
     /// Keep state in this directory across restarts (in memory when absent).
     #[arg(long, env = "CUMULO_DATA_DIR")]
@@ -44,6 +44,12 @@ struct Cli {
     /// Durable store commits: `normal` (survive a process kill) or `full` (fsync every commit).
     #[arg(long, env = "CUMULO_SYNC", default_value = "normal", value_parser = ["normal", "full"])]
     sync: String,
+}
+
+fn parse_log_filter(s: &str) -> Result<String, String> {
+    tracing_subscriber::EnvFilter::try_new(s)
+        .map(|_| s.to_string())
+        .map_err(|e| format!("'{s}' is not a log filter: {e}"))
 }
 
 fn parse_instant(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
@@ -98,6 +104,15 @@ async fn shutdown_signal() {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if cli.clock_start.is_some() && cli.clock != "manual" {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--clock-start (CUMULO_CLOCK_START) needs --clock manual (CUMULO_CLOCK=manual): a system clock follows wall time",
+            )
+            .exit();
+    }
     let filter = tracing_subscriber::EnvFilter::try_new(&cli.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()

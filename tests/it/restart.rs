@@ -754,3 +754,31 @@ Resources:
         .unwrap_err();
     assert!(err.into_service_error().is_queue_does_not_exist());
 }
+
+#[test]
+fn a_bad_log_filter_or_a_start_for_a_system_clock_is_refused_at_start() {
+    let run = |envs: &[(&str, &str)]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cumulo"))
+            .env_clear()
+            .env("CUMULO_PORT", "0")
+            .envs(envs.iter().copied())
+            .output()
+            .expect("run cumulo");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = run(&[("CUMULO_LOG", "[[[bogus")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "it never listened: {stdout}");
+    assert!(
+        stderr.contains("'[[[bogus' is not a log filter"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run(&[("CUMULO_CLOCK_START", "2030-01-01T00:00:00Z")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "it never listened: {stdout}");
+    assert!(stderr.contains("needs --clock manual"), "{stderr}");
+}
