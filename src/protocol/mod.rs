@@ -122,8 +122,15 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
         scope: routed.scope,
         request_id,
     };
-    let span =
-        tracing::debug_span!("aws", service = routed.service.name(), request_id = %req.request_id);
+    let span = tracing::debug_span!(
+        "aws",
+        service = routed.service.name(),
+        method = %req.method,
+        path = req.uri.path(),
+        target = req.headers.get("x-amz-target").and_then(|v| v.to_str().ok()),
+        action = form_action.as_deref(),
+        request_id = %req.request_id
+    );
     let handled = async {
         match routed.service {
             Service::CloudFormation => wire::cloudformation::handle(&app, req).await,
@@ -135,7 +142,9 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
             Service::Other(name) => unknown_service(&req.headers, &name, &req.request_id),
         }
     };
-    handled.instrument(span).await
+    let response = handled.instrument(span.clone()).await;
+    span.in_scope(|| tracing::debug!(status = response.status().as_u16(), "answered"));
+    response
 }
 
 /// The largest request body Cumulo reads for `service`, in bytes: [`MAX_S3_BODY_BYTES`] for S3
