@@ -200,6 +200,10 @@ fn acceptance_templates_parse() {
                 parsed.expect_err(&name).to_string(),
                 "Template format error: Unresolved resource dependencies [DoesNotExist] in the Resources block of the template"
             ),
+            "bad_circular.yaml" => assert_eq!(
+                parsed.expect_err(&name).to_string(),
+                "Circular dependency between resources: [Ping, Pong]"
+            ),
             _ => {
                 parsed.unwrap_or_else(|e| panic!("{name}: {e}"));
             }
@@ -1759,4 +1763,40 @@ fn pseudo_parameters_follow_the_region() {
         assert!(is_pseudo(name));
         assert!(*name == "AWS::NoValue" || p.value(name).is_some(), "{name}");
     }
+}
+
+#[test]
+fn parse_refuses_cycles_that_hold_for_every_parameter_value() {
+    // ValidateTemplate (parse) runs the dependency-graph check (contract §6.3, §6.4).
+    let cases: &[(&str, &str)] = &[
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !Ref A}}\n",
+            "Circular dependency between resources: [A]",
+        ),
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !GetAtt B.QueueName}}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !GetAtt A.QueueName}}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, DependsOn: B}\n  B: {Type: AWS::SQS::Queue, DependsOn: [A]}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+        (
+            // A conditioned resource in the cycle still fails every resolution.
+            "Parameters:\n  P: {Type: String, Default: x}\nConditions:\n  C: !Equals [!Ref P, x]\nResources:\n  A: {Type: AWS::SQS::Queue, Condition: C, DependsOn: B}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !Ref A}}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+    ];
+    for (body, want) in cases {
+        match Template::parse(body) {
+            Ok(_) => panic!("parse accepted {body}"),
+            Err(e) => assert_eq!(e.to_string(), *want, "{body}"),
+        }
+    }
+    // A cycle only through opposite Fn::If branches depends on parameter values: parse keeps
+    // it, and no resolution meets it.
+    let body = "Parameters:\n  P: {Type: String, Default: x}\nConditions:\n  C: !Equals [!Ref P, x]\nResources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !If [C, !Ref B, plain]}}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !If [C, plain, !Ref A]}}\n";
+    Template::parse(body).expect("parses");
+    run(body, &[]);
+    run(body, &[("P", "y")]);
 }
