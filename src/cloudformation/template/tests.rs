@@ -1800,3 +1800,23 @@ fn parse_refuses_cycles_that_hold_for_every_parameter_value() {
     run(body, &[]);
     run(body, &[("P", "y")]);
 }
+
+#[test]
+fn duplicate_keys_are_accepted_and_the_last_one_wins_like_aws() {
+    // AWS accepts duplicated keys, logical ids included, in YAML and JSON alike and keeps the
+    // last one (reported: aws-cloudformation/cfn-language-discussion#96, aws/aws-cli#2404,
+    // go-to-k/cdk-real-drift#1133 checked against ValidateTemplate).
+    let yaml = "Resources:\n  A:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: first}\n  A:\n    Type: AWS::SNS::Topic\n    Properties: {TopicName: second, TopicName: last}\n";
+    let json = r#"{"Resources": {"A": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "first"}}, "A": {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": "second", "TopicName": "last"}}}}"#;
+    for body in [yaml, json] {
+        let t = Template::parse(body).expect("parses");
+        assert_eq!(t.resources().len(), 1, "{body}");
+        assert_eq!(t.resources()["A"].type_name, "AWS::SNS::Topic", "{body}");
+        let (props, _) = run(body, &[]);
+        assert_eq!(
+            props["A"],
+            serde_json::json!({"TopicName": "last"}),
+            "{body}"
+        );
+    }
+}
