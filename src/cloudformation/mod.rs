@@ -165,7 +165,7 @@ impl CloudFormation {
     /// memory mode).
     pub fn new(deps: Deps) -> CloudFormation {
         let providers = Providers::new(&deps);
-        let state = State::load(&deps.storage);
+        let state = State::load(&deps.storage, &deps.ids, deps.clock.now());
         CloudFormation {
             shared: Arc::new(Shared {
                 deps,

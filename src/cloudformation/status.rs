@@ -326,6 +326,25 @@ impl ResourceStatus {
         self.as_str().ends_with("_FAILED")
     }
 
+    /// The `*_FAILED` status an interrupted `*_IN_PROGRESS` step ends in (a restart cut the
+    /// operation short); `None` for every other status.
+    pub fn interrupted(self) -> Option<ResourceStatus> {
+        use ResourceStatus as R;
+        let failed = match self {
+            R::CreateInProgress => R::CreateFailed,
+            R::UpdateInProgress => R::UpdateFailed,
+            R::DeleteInProgress => R::DeleteFailed,
+            R::ImportInProgress => R::ImportFailed,
+            R::ImportRollbackInProgress => R::ImportRollbackFailed,
+            R::ExportInProgress => R::ExportFailed,
+            R::ExportRollbackInProgress => R::ExportRollbackFailed,
+            R::UpdateRollbackInProgress => R::UpdateRollbackFailed,
+            R::RollbackInProgress => R::RollbackFailed,
+            _ => return None,
+        };
+        self.transition(failed).ok()
+    }
+
     /// The one transition function for a resource (aws-contract.md §3.3): `Ok(to)` for every
     /// edge a resource takes through create, in-place update, replacement, restore, delete,
     /// DeletionPolicy/RetainResources skips and ContinueUpdateRollback skips.

@@ -35,6 +35,9 @@ pub const CHANGE_SETS: &str = "cloudformation_change_sets";
 /// The resource type of stack-level events.
 pub const STACK_TYPE: &str = "AWS::CloudFormation::Stack";
 
+/// The status reason of a stack, and of its resources, whose operation a restart cut short.
+const INTERRUPTED: &str = "The operation was interrupted by a restart of Cumulo.";
+
 /// Everything CloudFormation keeps.
 #[derive(Default)]
 pub struct State {
@@ -303,12 +306,16 @@ impl State {
     /// Everything `storage` kept: stacks (an operation cut short by a restart leaves its stack
     /// in the matching failed status, from which DeleteStack, RollbackStack or
     /// ContinueUpdateRollback recover), their resources in dependency order and events, change
-    /// sets, and the exports of live stacks.
-    pub fn load(storage: &Storage) -> State {
+    /// sets, and the exports of live stacks. A resource left `*_IN_PROGRESS` by the cut-short
+    /// operation loads in the matching `*_FAILED` status with the stack's reason; each such
+    /// change, and the stack's, gets an event stamped `now` (UTC) with ids from `ids`.
+    pub fn load(storage: &Storage, ids: &IdGen, now: DateTime<Utc>) -> State {
         let mut state = State::default();
         if !storage.is_durable() {
             return state;
         }
+        // Stacks whose operation a restart cut short: (scope, stack id, status reached).
+        let mut cut_short: Vec<(Scope, String, StackStatus)> = Vec::new();
         for (_, mut record) in storage.load::<StackRecord>(STACKS) {
             let Some(scope) = scope_of(&record.stack_id) else {
                 continue;
@@ -327,8 +334,8 @@ impl State {
             };
             if let Some(status) = interrupted {
                 record.status = status;
-                record.status_reason =
-                    Some("The operation was interrupted by a restart of Cumulo.".to_string());
+                record.status_reason = Some(INTERRUPTED.to_string());
+                cut_short.push((scope.clone(), record.stack_id.clone(), status));
                 if matches!(
                     status,
                     StackStatus::UpdateComplete | StackStatus::UpdateRollbackComplete
@@ -361,15 +368,32 @@ impl State {
         }
         let mut resources = storage.load::<StoredResource>(RESOURCES);
         resources.sort_by_key(|(_, r)| r.position);
-        for (_, stored) in resources {
-            if let Some(entry) = scope_of(&stored.stack_id)
-                .and_then(|scope| state.regions.get_mut(&scope))
+        // Resources a restart cut short: (scope, stack id, logical id), in load order.
+        let mut failed_resources: Vec<(Scope, String, String)> = Vec::new();
+        for (_, mut stored) in resources {
+            let Some(scope) = scope_of(&stored.stack_id) else {
+                continue;
+            };
+            let Some(entry) = state
+                .regions
+                .get_mut(&scope)
                 .and_then(|r| r.stacks.get_mut(&stored.stack_id))
-            {
-                entry
-                    .resources
-                    .insert(stored.record.logical_id.clone(), stored.record);
+            else {
+                continue;
+            };
+            if let Some(failed) = stored.record.status.interrupted() {
+                stored.record.status = failed;
+                stored.record.status_reason = Some(INTERRUPTED.to_string());
+                stored.record.last_updated = now;
+                failed_resources.push((
+                    scope,
+                    stored.stack_id.clone(),
+                    stored.record.logical_id.clone(),
+                ));
             }
+            entry
+                .resources
+                .insert(stored.record.logical_id.clone(), stored.record);
         }
         let mut events = storage.load::<StoredEvent>(EVENTS);
         events.sort_by_key(|(_, e)| e.event.seq);
@@ -381,6 +405,48 @@ impl State {
                 entry.event_ids.insert(stored.event.event_id.clone());
                 entry.events.push(stored.event);
             }
+        }
+        for (scope, stack_id, logical_id) in failed_resources {
+            let Some(entry) = state.region(&scope).stack_mut(&stack_id) else {
+                continue;
+            };
+            entry.save_resource(storage, &logical_id);
+            let Some(r) = entry.resources.get(&logical_id) else {
+                continue;
+            };
+            let (physical, type_name, status) = (
+                r.physical_id.clone().unwrap_or_default(),
+                r.type_name.clone(),
+                r.status.as_str(),
+            );
+            entry.push_event(
+                storage,
+                ids,
+                now,
+                &logical_id,
+                &physical,
+                &type_name,
+                status,
+                Some(INTERRUPTED.to_string()),
+                None,
+            );
+        }
+        for (scope, stack_id, status) in cut_short {
+            let Some(entry) = state.region(&scope).stack_mut(&stack_id) else {
+                continue;
+            };
+            let name = entry.record.stack_name.clone();
+            entry.push_event(
+                storage,
+                ids,
+                now,
+                &name,
+                &stack_id,
+                STACK_TYPE,
+                status.as_str(),
+                Some(INTERRUPTED.to_string()),
+                None,
+            );
         }
         let mut change_sets = storage.load::<ChangeSetRecord>(CHANGE_SETS);
         change_sets.sort_by_key(|(_, cs)| cs.creation_time);
@@ -471,7 +537,7 @@ mod tests {
             let r = record(name, status);
             storage.put(STACKS, &r.stack_id, &r);
         }
-        let mut state = State::load(&storage);
+        let mut state = State::load(&storage, &IdGen::default(), chrono::DateTime::UNIX_EPOCH);
         let region = state.region(&Scope::new("123456789012", "eu-west-1"));
         let a = region.find("a").unwrap();
         assert_eq!(a.record.status, StackStatus::UpdateFailed);

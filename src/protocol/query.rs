@@ -108,7 +108,7 @@ impl QueryInput {
     /// A flattened list `key.N` / `key.N.Field` (SQS-query and SNS style attribute lists).
     pub fn flat_list(&self, key: &str) -> Option<Vec<QueryInput>> {
         let prefix = format!("{key}.");
-        let mut by_index: std::collections::BTreeMap<u32, QueryInput> = Default::default();
+        let mut by_index: std::collections::BTreeMap<ListIndex, QueryInput> = Default::default();
         let mut seen = false;
         for (k, v) in &self.pairs {
             if k == key {
@@ -120,9 +120,8 @@ impl QueryInput {
             };
             seen = true;
             let (idx, tail) = rest.split_once('.').unwrap_or((rest, ""));
-            let Ok(n) = idx.parse::<u32>() else { continue };
             by_index
-                .entry(n)
+                .entry(ListIndex::of(idx))
                 .or_default()
                 .pairs
                 .insert(tail.to_string(), v.clone());
@@ -164,9 +163,12 @@ impl QueryInput {
         }
     }
 
-    fn indexed(&self, key: &str, word: &str) -> Option<Vec<(u32, QueryInput)>> {
+    /// The elements of `key.<word>.N...`, in index order. Every index is kept, whatever its
+    /// size (`member.99999999999`) or spelling: an element is never dropped, and indices are
+    /// compared, never used to allocate.
+    fn indexed(&self, key: &str, word: &str) -> Option<Vec<(ListIndex, QueryInput)>> {
         let prefix = format!("{key}.{word}.");
-        let mut by_index: std::collections::BTreeMap<u32, QueryInput> = Default::default();
+        let mut by_index: std::collections::BTreeMap<ListIndex, QueryInput> = Default::default();
         let mut seen = self.pairs.contains_key(key);
         for (k, v) in &self.pairs {
             let Some(rest) = k.strip_prefix(&prefix) else {
@@ -174,14 +176,34 @@ impl QueryInput {
             };
             seen = true;
             let (idx, tail) = rest.split_once('.').unwrap_or((rest, ""));
-            let Ok(n) = idx.parse::<u32>() else { continue };
             by_index
-                .entry(n)
+                .entry(ListIndex::of(idx))
                 .or_default()
                 .pairs
                 .insert(tail.to_string(), v.clone());
         }
         seen.then(|| by_index.into_iter().collect())
+    }
+}
+
+/// The `N` of `Name.member.N`, ordered as a number of any size (`2` < `10` <
+/// `99999999999`; `01` is `1`), then the indices that are not numbers, in text order.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ListIndex {
+    /// Decimal digits without leading zeros (ordered by length, then text: numeric order).
+    Number(usize, String),
+    /// Anything else, as written.
+    Other(String),
+}
+
+impl ListIndex {
+    fn of(text: &str) -> ListIndex {
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            let digits = text.trim_start_matches('0');
+            ListIndex::Number(digits.len(), digits.to_string())
+        } else {
+            ListIndex::Other(text.to_string())
+        }
     }
 }
 
@@ -234,6 +256,37 @@ mod tests {
             m.get("RawMessageDelivery").map(String::as_str),
             Some("true")
         );
+    }
+
+    #[test]
+    fn list_members_are_kept_in_index_order_whatever_the_index() {
+        let q = QueryInput::parse(
+            b"Capabilities.member.10=C&Capabilities.member.99999999999=E&Capabilities.member.2=B&Capabilities.member.184467440737095516160=F&Capabilities.member.01=A&Capabilities.member.x=G",
+            None,
+        );
+        assert_eq!(
+            q.list("Capabilities").unwrap(),
+            ["A", "B", "C", "E", "F", "G"]
+        );
+        let q = QueryInput::parse(
+            b"Parameters.member.99999999999.ParameterKey=a&Parameters.member.5.ParameterKey=b",
+            None,
+        );
+        let keys: Vec<String> = q
+            .struct_list("Parameters")
+            .unwrap()
+            .iter()
+            .map(|p| p.str("ParameterKey").unwrap().to_string())
+            .collect();
+        assert_eq!(keys, ["b", "a"]);
+        let q = QueryInput::parse(b"Attribute.4294967296.Name=x&Attribute.1.Name=y", None);
+        let names: Vec<String> = q
+            .flat_list("Attribute")
+            .unwrap()
+            .iter()
+            .map(|p| p.str("Name").unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["y", "x"]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
 mod cfn_providers;
+mod cfn_validation;
 mod cli;
 mod cloudformation;
 mod cloudformation_durability;

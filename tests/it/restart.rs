@@ -721,6 +721,67 @@ Resources:
         stack.stack_status_reason(),
         Some("The operation was interrupted by a restart of Cumulo.")
     );
+    // The held resource is not left CREATE_IN_PROGRESS: it failed with the stack's reason.
+    let resources = cfn
+        .describe_stack_resources()
+        .stack_name("mid")
+        .send()
+        .await
+        .unwrap();
+    let statuses: Vec<(&str, &str, Option<&str>)> = resources
+        .stack_resources()
+        .iter()
+        .map(|r| {
+            (
+                r.logical_resource_id().unwrap(),
+                r.resource_status().unwrap().as_str(),
+                r.resource_status_reason(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("First", "CREATE_COMPLETE", None),
+            (
+                "Second",
+                "CREATE_FAILED",
+                Some("The operation was interrupted by a restart of Cumulo.")
+            ),
+        ]
+    );
+    // Newest first: Second's failure, then the stack's.
+    let events = cfn
+        .describe_stack_events()
+        .stack_name("mid")
+        .send()
+        .await
+        .unwrap();
+    let newest: Vec<(&str, &str, Option<&str>)> = events.stack_events()[..2]
+        .iter()
+        .map(|e| {
+            (
+                e.logical_resource_id().unwrap(),
+                e.resource_status().unwrap().as_str(),
+                e.resource_status_reason(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        newest,
+        [
+            (
+                "mid",
+                "CREATE_FAILED",
+                Some("The operation was interrupted by a restart of Cumulo.")
+            ),
+            (
+                "Second",
+                "CREATE_FAILED",
+                Some("The operation was interrupted by a restart of Cumulo.")
+            ),
+        ]
+    );
     let sqs = p.sqs().await;
     sqs.get_queue_url()
         .queue_name("mid-first")

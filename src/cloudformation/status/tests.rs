@@ -216,3 +216,22 @@ fn updatable_and_deletable_states_follow_the_edges() {
     assert!(S::UpdateCompleteCleanupInProgress.is_in_progress());
     assert!(!S::UpdateComplete.is_in_progress());
 }
+
+#[test]
+fn every_in_progress_resource_status_has_a_legal_interrupted_status() {
+    for status in ResourceStatus::ALL.iter().copied() {
+        let in_progress = status.as_str().ends_with("_IN_PROGRESS");
+        match status.interrupted() {
+            Some(failed) => {
+                assert!(in_progress, "{status}");
+                assert_eq!(
+                    failed.as_str(),
+                    status.as_str().replace("_IN_PROGRESS", "_FAILED"),
+                    "{status}"
+                );
+                assert_eq!(status.transition(failed), Ok(failed), "{status}");
+            }
+            None => assert!(!in_progress, "{status} has no interrupted status"),
+        }
+    }
+}

@@ -48,6 +48,11 @@ struct Collector<'a> {
     defined: &'a IndexMap<String, Value>,
     conditions: Option<&'a IndexMap<String, bool>>,
     refs: Vec<Reference>,
+    /// How many `Fn::If` branches enclose the walk when the condition is unknown.
+    unknown_if_depth: usize,
+    /// The indices in `refs` of the references found at `unknown_if_depth == 0`: those
+    /// every resolution keeps, whatever the parameter values.
+    certain: Vec<usize>,
     steps: u64,
 }
 
@@ -64,8 +69,18 @@ impl<'a> Collector<'a> {
             defined,
             conditions,
             refs: Vec::new(),
+            unknown_if_depth: 0,
+            certain: Vec::new(),
             steps: 0,
         }
+    }
+
+    /// Records a reference (see `certain`).
+    fn push(&mut self, reference: Reference) {
+        if self.unknown_if_depth == 0 {
+            self.certain.push(self.refs.len());
+        }
+        self.refs.push(reference);
     }
 
     fn walk(&mut self, value: &Value, depth: usize) -> Result<(), TemplateError> {
@@ -94,7 +109,7 @@ impl<'a> Collector<'a> {
         match name {
             "Ref" => match args {
                 Value::String(s) => {
-                    self.refs.push(Reference::Ref(s.clone()));
+                    self.push(Reference::Ref(s.clone()));
                     Ok(())
                 }
                 _ => Err(msg::ref_shape()),
@@ -102,8 +117,7 @@ impl<'a> Collector<'a> {
             "Fn::GetAtt" => match args {
                 Value::String(s) => match s.split_once('.') {
                     Some((r, a)) if !r.is_empty() && !a.is_empty() => {
-                        self.refs
-                            .push(Reference::GetAtt(r.to_string(), Some(a.to_string())));
+                        self.push(Reference::GetAtt(r.to_string(), Some(a.to_string())));
                         Ok(())
                     }
                     _ => Err(msg::getatt_shape()),
@@ -123,7 +137,7 @@ impl<'a> Collector<'a> {
                     if res.is_empty() || attr.as_deref() == Some("") {
                         return Err(msg::getatt_shape());
                     }
-                    self.refs.push(Reference::GetAtt(res.clone(), attr));
+                    self.push(Reference::GetAtt(res.clone(), attr));
                     Ok(())
                 }
                 _ => Err(msg::getatt_shape()),
@@ -152,10 +166,9 @@ impl<'a> Collector<'a> {
                                 if !self.inner.parameters.contains_key(&var)
                                     && self.declared.contains_key(res) =>
                             {
-                                self.refs
-                                    .push(Reference::GetAtt(res.to_string(), Some(att.to_string())))
+                                self.push(Reference::GetAtt(res.to_string(), Some(att.to_string())))
                             }
-                            _ => self.refs.push(Reference::Ref(var)),
+                            _ => self.push(Reference::Ref(var)),
                         }
                     }
                 }
@@ -175,8 +188,10 @@ impl<'a> Collector<'a> {
                     Some(true) => self.walk(yes, depth),
                     Some(false) => self.walk(no, depth),
                     None => {
-                        self.walk(yes, depth)?;
-                        self.walk(no, depth)
+                        self.unknown_if_depth += 1;
+                        let walked = self.walk(yes, depth).and_then(|()| self.walk(no, depth));
+                        self.unknown_if_depth -= 1;
+                        walked
                     }
                 }
             }
@@ -341,6 +356,9 @@ fn check_sections(
 
     // Resources block.
     let mut dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
+    // Without condition values: the dependencies outside `Fn::If` branches, which hold for
+    // every parameter value (a cycle through them fails every CreateStack).
+    let mut certain_dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
     let mut parameter_references: IndexMap<String, Vec<String>> = IndexMap::new();
     let mut unresolved: Vec<String> = Vec::new();
     let mut attribute_error: Option<TemplateError> = None;
@@ -402,6 +420,24 @@ fn check_sections(
                 unresolved.push(dep.clone());
             }
         }
+        if conditions.is_none() {
+            let mut certain: Vec<String> = Vec::new();
+            for &i in &collector.certain {
+                let target = match &collector.refs[i] {
+                    Reference::Ref(name) => name,
+                    Reference::GetAtt(target, _) => target,
+                };
+                if active.contains_key(target) {
+                    add(target, &mut certain);
+                }
+            }
+            for dep in &res.depends_on {
+                if active.contains_key(dep) {
+                    add(dep, &mut certain);
+                }
+            }
+            certain_dependencies.insert(id.clone(), certain);
+        }
         dependencies.insert(id.clone(), deps);
         parameter_references.insert(id.clone(), params);
     }
@@ -410,6 +446,10 @@ fn check_sections(
     }
     if let Some(err) = attribute_error {
         return Err(err);
+    }
+    if conditions.is_none() {
+        // ValidateTemplate runs the dependency-graph check too (contract §6.3, §6.4).
+        topological_order(&active, &certain_dependencies)?;
     }
 
     // Outputs block: attributes are checked when the output is evaluated (§6.2).

@@ -200,6 +200,10 @@ fn acceptance_templates_parse() {
                 parsed.expect_err(&name).to_string(),
                 "Template format error: Unresolved resource dependencies [DoesNotExist] in the Resources block of the template"
             ),
+            "bad_circular.yaml" => assert_eq!(
+                parsed.expect_err(&name).to_string(),
+                "Circular dependency between resources: [Ping, Pong]"
+            ),
             _ => {
                 parsed.unwrap_or_else(|e| panic!("{name}: {e}"));
             }
@@ -1758,5 +1762,61 @@ fn pseudo_parameters_follow_the_region() {
     for name in PSEUDO_PARAMETERS {
         assert!(is_pseudo(name));
         assert!(*name == "AWS::NoValue" || p.value(name).is_some(), "{name}");
+    }
+}
+
+#[test]
+fn parse_refuses_cycles_that_hold_for_every_parameter_value() {
+    // ValidateTemplate (parse) runs the dependency-graph check (contract §6.3, §6.4).
+    let cases: &[(&str, &str)] = &[
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !Ref A}}\n",
+            "Circular dependency between resources: [A]",
+        ),
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !GetAtt B.QueueName}}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !GetAtt A.QueueName}}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+        (
+            "Resources:\n  A: {Type: AWS::SQS::Queue, DependsOn: B}\n  B: {Type: AWS::SQS::Queue, DependsOn: [A]}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+        (
+            // A conditioned resource in the cycle still fails every resolution.
+            "Parameters:\n  P: {Type: String, Default: x}\nConditions:\n  C: !Equals [!Ref P, x]\nResources:\n  A: {Type: AWS::SQS::Queue, Condition: C, DependsOn: B}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !Ref A}}\n",
+            "Circular dependency between resources: [A, B]",
+        ),
+    ];
+    for (body, want) in cases {
+        match Template::parse(body) {
+            Ok(_) => panic!("parse accepted {body}"),
+            Err(e) => assert_eq!(e.to_string(), *want, "{body}"),
+        }
+    }
+    // A cycle only through opposite Fn::If branches depends on parameter values: parse keeps
+    // it, and no resolution meets it.
+    let body = "Parameters:\n  P: {Type: String, Default: x}\nConditions:\n  C: !Equals [!Ref P, x]\nResources:\n  A: {Type: AWS::SQS::Queue, Properties: {QueueName: !If [C, !Ref B, plain]}}\n  B: {Type: AWS::SQS::Queue, Properties: {QueueName: !If [C, plain, !Ref A]}}\n";
+    Template::parse(body).expect("parses");
+    run(body, &[]);
+    run(body, &[("P", "y")]);
+}
+
+#[test]
+fn duplicate_keys_are_accepted_and_the_last_one_wins_like_aws() {
+    // AWS accepts duplicated keys, logical ids included, in YAML and JSON alike and keeps the
+    // last one (reported: aws-cloudformation/cfn-language-discussion#96, aws/aws-cli#2404,
+    // go-to-k/cdk-real-drift#1133 checked against ValidateTemplate).
+    let yaml = "Resources:\n  A:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: first}\n  A:\n    Type: AWS::SNS::Topic\n    Properties: {TopicName: second, TopicName: last}\n";
+    let json = r#"{"Resources": {"A": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "first"}}, "A": {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": "second", "TopicName": "last"}}}}"#;
+    for body in [yaml, json] {
+        let t = Template::parse(body).expect("parses");
+        assert_eq!(t.resources().len(), 1, "{body}");
+        assert_eq!(t.resources()["A"].type_name, "AWS::SNS::Topic", "{body}");
+        let (props, _) = run(body, &[]);
+        assert_eq!(
+            props["A"],
+            serde_json::json!({"TopicName": "last"}),
+            "{body}"
+        );
     }
 }

@@ -459,6 +459,26 @@ fn on_failure(form: &QueryInput, member: &str) -> Result<Option<OnFailure>, Wire
     }
 }
 
+/// `Capabilities` (CreateStack, UpdateStack, CreateChangeSet): every member must be one of the
+/// model's enum values, else AWS's Coral error naming the whole list as given (reported AWS
+/// text, enum in AWS's order).
+fn capabilities(form: &QueryInput) -> Result<Vec<String>, WireError> {
+    const ALLOWED: [&str; 3] = [
+        "CAPABILITY_AUTO_EXPAND",
+        "CAPABILITY_NAMED_IAM",
+        "CAPABILITY_IAM",
+    ];
+    let given = form.list("Capabilities").unwrap_or_default();
+    if given.iter().all(|c| ALLOWED.contains(&c.as_str())) {
+        return Ok(given);
+    }
+    Err(WireError::validation_error(format!(
+        "1 validation error detected: Value '[{}]' at 'capabilities' failed to satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [{}]]",
+        given.join(", "),
+        ALLOWED.join(", ")
+    )))
+}
+
 fn create_stack_input(form: &QueryInput) -> Result<CreateStackInput, WireError> {
     Ok(CreateStackInput {
         stack_name: required(form, "StackName")?.to_string(),
@@ -468,7 +488,7 @@ fn create_stack_input(form: &QueryInput) -> Result<CreateStackInput, WireError> 
         rollback_configuration: rollback_configuration(form)?,
         timeout_in_minutes: form.int("TimeoutInMinutes")?,
         notification_arns: form.list("NotificationARNs").unwrap_or_default(),
-        capabilities: form.list("Capabilities").unwrap_or_default(),
+        capabilities: capabilities(form)?,
         resource_types: form.list("ResourceTypes"),
         role_arn: form.str("RoleARN").map(str::to_string),
         on_failure: on_failure(form, "OnFailure")?,
@@ -486,7 +506,7 @@ fn update_stack_input(form: &QueryInput) -> Result<UpdateStackInput, WireError> 
         stack_name: required(form, "StackName")?.to_string(),
         template: template_source(form)?,
         parameters: parameters(form)?,
-        capabilities: form.list("Capabilities").unwrap_or_default(),
+        capabilities: capabilities(form)?,
         resource_types: form.list("ResourceTypes"),
         role_arn: form.str("RoleARN").map(str::to_string),
         rollback_configuration: rollback_configuration(form)?,
@@ -521,7 +541,7 @@ fn create_change_set_input(form: &QueryInput) -> Result<CreateChangeSetInput, Wi
         change_set_type,
         template: template_source(form)?,
         parameters: parameters(form)?,
-        capabilities: form.list("Capabilities").unwrap_or_default(),
+        capabilities: capabilities(form)?,
         resource_types: form.list("ResourceTypes"),
         role_arn: form.str("RoleARN").map(str::to_string),
         rollback_configuration: rollback_configuration(form)?,
