@@ -162,6 +162,23 @@ pub fn window_of(schedule: &Schedule) -> Window {
     }
 }
 
+/// Where the search for a changed schedule's next occurrence starts (exclusive): just before
+/// the change itself (its LastModificationDate), not the instant the dispatcher gets to it, so
+/// an occurrence due at the change (a `rate` fires first at its creation) is kept however busy
+/// the dispatcher is; never after `now` (a system clock may read earlier than a manual clock
+/// did when the change was made) and never at or before the last occurrence already fired.
+fn first_search_start(
+    last_scheduled: Option<DateTime<Utc>>,
+    changed_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> DateTime<Utc> {
+    let start = changed_at.min(now) - Duration::nanoseconds(1);
+    match last_scheduled {
+        Some(last) => last.max(start),
+        None => start,
+    }
+}
+
 /// Commands to the dispatcher task.
 #[derive(Debug)]
 pub(crate) enum Command {
@@ -589,10 +606,11 @@ impl Dispatcher {
             return;
         }
         tracked.generation = generation;
-        let after = match tracked.last_scheduled {
-            Some(last) => last.max(self.clock.now() - Duration::nanoseconds(1)),
-            None => self.clock.now() - Duration::nanoseconds(1),
-        };
+        let after = first_search_start(
+            tracked.last_scheduled,
+            schedule.last_modification_date,
+            self.clock.now(),
+        );
         self.queue_next(&key, &schedule, after);
     }
 
@@ -998,6 +1016,58 @@ fn finish(scheduler: &Scheduler, schedule: &Schedule, job: &Job, finished: bool)
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_change_is_searched_from_its_own_instant_not_from_when_the_dispatcher_sees_it() {
+        use super::first_search_start;
+        let t = |s: &str| crate::time::parse_rfc3339(s).unwrap();
+        let ns = chrono::Duration::nanoseconds(1);
+        // (last fired, changed at, now) -> search strictly after
+        let cases = [
+            // created at 14.999, seen at 15.2: the occurrence at 15.000 is still found
+            (
+                None,
+                "2030-01-01T00:00:14.999Z",
+                "2030-01-01T00:00:15.2Z",
+                t("2030-01-01T00:00:14.999Z") - ns,
+            ),
+            // seen at once
+            (
+                None,
+                "2030-01-01T00:00:15Z",
+                "2030-01-01T00:00:15Z",
+                t("2030-01-01T00:00:15Z") - ns,
+            ),
+            // changed under a manual clock later than the system clock now reads
+            (
+                None,
+                "2031-01-01T00:00:00Z",
+                "2030-01-01T00:00:00Z",
+                t("2030-01-01T00:00:00Z") - ns,
+            ),
+            // an occurrence after the change already fired: never again
+            (
+                Some("2030-01-01T00:01:00Z"),
+                "2030-01-01T00:00:30Z",
+                "2030-01-01T00:02:00Z",
+                t("2030-01-01T00:01:00Z"),
+            ),
+            // an older fire does not hold the search back
+            (
+                Some("2030-01-01T00:00:00Z"),
+                "2030-01-01T00:00:30Z",
+                "2030-01-01T00:02:00Z",
+                t("2030-01-01T00:00:30Z") - ns,
+            ),
+        ];
+        for (last, changed, now, want) in cases {
+            assert_eq!(
+                first_search_start(last.map(t), t(changed), t(now)),
+                want,
+                "{last:?} {changed} {now}"
+            );
+        }
+    }
+
     use super::*;
     use chrono::TimeZone;
 
