@@ -179,6 +179,8 @@ async fn clock_post(
         .advance_to(to)
         .await
         .map_err(|e| ControlError::validation(e.to_string()))?;
+    // What those attempts delivered and recorded is acknowledged by this answer: commit it.
+    app.storage.sync().await;
     Ok(Json(
         json!({ "now": rfc3339(app.clock.now()), "fired": fired }),
     ))

@@ -8,6 +8,7 @@
 
 pub mod control;
 pub mod error;
+pub mod json;
 pub mod query;
 pub mod route;
 pub mod wire;

@@ -73,6 +73,47 @@ async fn deploy_redeploy_and_delete_with_the_aws_cli() {
         .await
         .is_ok());
 
+    // The schedule fires into the queue at creation and again a minute later (manual clock).
+    let receive = [
+        "sqs",
+        "receive-message",
+        "--queue-url",
+        queue_url.as_str(),
+        "--max-number-of-messages",
+        "10",
+    ];
+    let want = r#"{"environment":"dev","stack":"cli-demo"}"#;
+    for (i, at) in [30, 90].into_iter().enumerate() {
+        emu.set_clock(crate::support::t0() + chrono::Duration::seconds(at))
+            .await;
+        let (rc, out, err) = aws(&emu, &receive).await;
+        assert_eq!(
+            rc, 0,
+            "stdout:
+{out}
+stderr:
+{err}"
+        );
+        let got: serde_json::Value = serde_json::from_str(&out).expect("receive-message JSON");
+        let messages = got["Messages"].as_array().expect("Messages");
+        assert_eq!(messages.len(), 1, "occurrence {i}: {out}");
+        assert_eq!(messages[0]["Body"], want);
+        let handle = messages[0]["ReceiptHandle"].as_str().unwrap();
+        let (rc, _, err) = aws(
+            &emu,
+            &[
+                "sqs",
+                "delete-message",
+                "--queue-url",
+                queue_url.as_str(),
+                "--receipt-handle",
+                handle,
+            ],
+        )
+        .await;
+        assert_eq!(rc, 0, "{err}");
+    }
+
     // Unchanged: the change set is empty; exit 255 by default, 0 with the flag.
     let (rc, out, err) = aws(&emu, &deploy).await;
     assert_eq!(rc, 255, "stdout:\n{out}\nstderr:\n{err}");

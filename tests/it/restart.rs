@@ -550,6 +550,15 @@ async fn kill_during_held_delivery(p: Proc, target_arn: &str, to: &str) {
         body["faults"][0]["remaining"], 0,
         "the delivery never started its hold"
     );
+    // The in-flight mark was queued before the hold began; any acknowledged write waits for
+    // everything queued before it (group commit), so after this call the mark is on disk.
+    p.sqs()
+        .await
+        .create_queue()
+        .queue_name("sync-point")
+        .send()
+        .await
+        .unwrap();
     p.kill9();
     let _ = mover.await;
 }

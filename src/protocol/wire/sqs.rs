@@ -11,12 +11,13 @@ use std::collections::BTreeMap;
 use axum::response::Response;
 use base64::Engine;
 use indexmap::IndexMap;
-use serde::de::DeserializeOwned;
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
+use crate::protocol::json::{decode, operation as target_operation};
 use crate::protocol::{ok_response, AwsRequest};
 use crate::services::sqs::{
     self, BatchEntry, BatchResult, MessageAttributeValue, MessageAttributes, OutgoingMessage,
@@ -89,33 +90,11 @@ fn unsupported(operation: &str) -> WireError {
 
 /// Handles one SQS request.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
-    let target = req
-        .headers
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let operation = target
-        .strip_prefix("AmazonSQS.")
-        .unwrap_or(target)
-        .to_string();
+    let operation = target_operation(&req, "AmazonSQS");
     match dispatch(app, &req, &operation).await {
         Ok(body) => ok_response(CONTENT_TYPE, body.to_string(), &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
-}
-
-fn decode<T: DeserializeOwned>(req: &AwsRequest) -> Result<T, WireError> {
-    let body: &[u8] = if req.body.is_empty() {
-        b"{}"
-    } else {
-        &req.body
-    };
-    serde_json::from_slice(body).map_err(|e| {
-        WireError::bad_request(
-            "SerializationException",
-            format!("The request body could not be read as the operation's JSON input: {e}"),
-        )
-    })
 }
 
 fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, WireError> {
