@@ -29,13 +29,15 @@ def load1() -> float:
         return float(f.read().split()[0])
 
 
-def wait_quiet(threshold: float | None = None, max_wait: float = 1200.0, poll: float = 30.0) -> float:
+def wait_quiet(threshold: float | None = None, max_wait: float | None = None, poll: float = 30.0) -> float:
     """Waits until the 1-minute load average is below `threshold` (env BENCH_MAX_LOAD, default
-    1.0), polling every `poll` seconds for at most `max_wait` seconds. Returns the load average
-    at which the measurement starts (printed, so every figure says under which load it was
-    taken)."""
+    1.0), polling every `poll` seconds for at most `max_wait` seconds (env BENCH_MAX_WAIT,
+    default 1200). Returns the load average at which the measurement starts (printed, so every
+    figure says under which load it was taken)."""
     if threshold is None:
         threshold = float(os.environ.get("BENCH_MAX_LOAD", "1.0"))
+    if max_wait is None:
+        max_wait = float(os.environ.get("BENCH_MAX_WAIT", "1200"))
     deadline = time.monotonic() + max_wait
     while True:
         now = load1()
@@ -43,8 +45,9 @@ def wait_quiet(threshold: float | None = None, max_wait: float = 1200.0, poll: f
             if now >= threshold:
                 print(f"  (load still {now:.2f} after {max_wait:.0f} s; measuring anyway)", flush=True)
             return now
-        print(f"  load average {now:.2f} >= {threshold}; waiting {poll:.0f} s", flush=True)
-        time.sleep(poll)
+        wait = min(poll, max(deadline - time.monotonic(), 0.0))
+        print(f"  load average {now:.2f} >= {threshold}; waiting {wait:.0f} s", flush=True)
+        time.sleep(wait)
 
 
 def rss_kib(pid: int) -> int:
