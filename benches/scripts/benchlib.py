@@ -43,11 +43,29 @@ def wait_quiet(threshold: float | None = None, max_wait: float | None = None, po
         now = load1()
         if now < threshold or time.monotonic() >= deadline:
             if now >= threshold:
-                print(f"  (load still {now:.2f} after {max_wait:.0f} s; measuring anyway)", flush=True)
+                print(f"  (load still {now:.2f} after {max_wait:.0f} s; measuring anyway; busy now: "
+                      f"{busy_processes()})", flush=True)
             return now
         wait = min(poll, max(deadline - time.monotonic(), 0.0))
         print(f"  load average {now:.2f} >= {threshold}; waiting {wait:.0f} s", flush=True)
         time.sleep(wait)
+
+
+def busy_processes(limit: int = 3) -> str:
+    """The processes using the CPU right now, from one `top` snapshot: `command (nice N, C% CPU)`,
+    so a figure taken under load says whether the competition ran at low priority."""
+    try:
+        out = subprocess.run(["top", "-bn1", "-w", "200"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    rows = []
+    lines = out.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("PID")), None)
+    for line in lines[start + 1:] if start is not None else []:
+        f = line.split()
+        if len(f) >= 12 and float(f[8].replace(",", ".")) >= 5.0 and f[11] != "top":
+            rows.append(f"{f[11]} (nice {f[3]}, {f[8]}% CPU)")
+    return ", ".join(rows[:limit]) or "nothing"
 
 
 def rss_kib(pid: int) -> int:
