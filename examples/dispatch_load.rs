@@ -307,6 +307,11 @@ async fn main() {
     let seen = seen.lock().expect("seen");
     let created = created_at.lock().expect("created");
     let (mut expected, mut missing, mut duplicates) = (0u64, 0u64, 0u64);
+    // Missing occurrences by index (0 = the first, at the creation instant rounded up), and a
+    // few examples with their creation instant: tells a skipped first occurrence from a lost
+    // delivery.
+    let mut missing_by_index: std::collections::BTreeMap<i64, u64> = Default::default();
+    let mut examples = Vec::new();
     for (arn, created) in created.iter() {
         let first = anchor(*created);
         let mut k = 0i64;
@@ -318,7 +323,17 @@ async fn main() {
             expected += 1;
             let key = (arn.clone(), due.format("%Y-%m-%dT%H:%M:%SZ").to_string());
             match seen.count.get(&key) {
-                None => missing += 1,
+                None => {
+                    missing += 1;
+                    *missing_by_index.entry(k).or_default() += 1;
+                    if examples.len() < 3 {
+                        examples.push(format!(
+                            "{arn} created {} due {}",
+                            created.format("%H:%M:%S%.3f"),
+                            due.format("%H:%M:%S")
+                        ));
+                    }
+                }
                 Some(1) => {}
                 Some(_) => duplicates += 1,
             }
@@ -329,6 +344,9 @@ async fn main() {
         "occurrences due by the end: {expected}; received: {}; missing: {missing}; duplicated: {duplicates}",
         seen.lateness_ms.len()
     );
+    if missing > 0 {
+        println!("missing by occurrence index (0 = first): {missing_by_index:?}; e.g. {examples:?}");
+    }
     let loaded_ms = loaded.timestamp_millis();
     let all: Vec<i64> = seen.lateness_ms.iter().map(|&(_, l)| l).collect();
     let steady: Vec<i64> = seen

@@ -10,7 +10,9 @@ with --data-dir) and:
   3. pages through all N with ListSchedules, MaxResults 100, from the SDK;
   4. loads GetSchedule of random schedules with wrk, 64 connections, 2 threads, 10 s
      (benches/scripts/get_schedule.lua): throughput, p50/p90/p99.
-Then, unless --no-moto, the same wrk load against moto_server (moto[server] from PyPI in a
+With --compare-durable it alternates in-memory and data-directory rounds instead (no moto) and
+prints the ratio of their CreateSchedule throughputs (issue 7).
+Otherwise, unless --no-moto, it then runs the same wrk load against moto_server (moto[server] from PyPI in a
 throwaway venv) holding one schedule created with boto3.
 
 Before each round it waits for a quiet machine (1-minute load average below BENCH_MAX_LOAD,
@@ -21,6 +23,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 
@@ -88,7 +91,12 @@ def main() -> None:
     parser.add_argument("--data-dir", action="store_true", help="run the emulator on a fresh CUMULO_DATA_DIR")
     parser.add_argument("--no-moto", action="store_true")
     parser.add_argument("--moto-only", action="store_true", help="only the moto rounds")
+    parser.add_argument("--compare-durable", action="store_true",
+                        help="alternate in-memory and --data-dir rounds (no moto) and print the ratio")
     args = parser.parse_args()
+    if args.compare_durable:
+        compare_durable(args.schedules, args.runs)
+        return
     mode = "on a data directory" if args.data_dir else "in memory"
     rounds = []
     if not args.moto_only:
@@ -110,6 +118,23 @@ def main() -> None:
         print(f"  moto GetSchedule req/s: {s([r['rps'] for r in moto], digits=0)}")
         print(f"  moto GetSchedule p50: {s([r['p50'] for r in moto], ' ms', 2)}")
         print(f"  moto GetSchedule p99: {s([r['p99'] for r in moto], ' ms', 2)}")
+
+
+def compare_durable(n: int, runs: int) -> None:
+    """Alternates in-memory and on-disk rounds, so both see the same machine."""
+    memory, durable = [], []
+    for i in range(runs):
+        print(f"round {i + 1}: in memory", flush=True)
+        memory.append(one_round(n, False))
+        print(f"round {i + 1}: on a data directory", flush=True)
+        durable.append(one_round(n, True))
+    for label, rounds in (("in memory", memory), ("on a data directory", durable)):
+        loads = ", ".join(f"{r['load']:.2f}" for r in rounds)
+        print(f"\nsummary, {label} (median, min, max of {runs} rounds; load averages {loads}):")
+        summarise(rounds, n)
+    ratio = (statistics.median(r["create_per_s"] for r in durable)
+             / statistics.median(r["create_per_s"] for r in memory))
+    print(f"\nCreateSchedule/s on a data directory / in memory (medians): {ratio * 100:.0f} %")
 
 
 def summarise(rounds: list[dict], n: int) -> None:
