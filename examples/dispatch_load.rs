@@ -149,6 +149,11 @@ async fn main() {
         let (sqs, url, seen, stop) = (sqs.clone(), url.clone(), seen.clone(), stop.clone());
         consumers.push(tokio::spawn(async move {
             loop {
+                // Past the end (and the grace period), stop even if messages keep coming: with
+                // paced creation occurrences are due every second and no receive is empty.
+                if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
                 let got = sqs
                     .receive_message()
                     .queue_url(&url)
