@@ -350,7 +350,9 @@ async fn main() {
         seen.lateness_ms.len()
     );
     if missing > 0 {
-        println!("missing by occurrence index (0 = first): {missing_by_index:?}; e.g. {examples:?}");
+        println!(
+            "missing by occurrence index (0 = first): {missing_by_index:?}; e.g. {examples:?}"
+        );
     }
     let loaded_ms = loaded.timestamp_millis();
     let all: Vec<i64> = seen.lateness_ms.iter().map(|&(_, l)| l).collect();
