@@ -3,7 +3,11 @@
 //! CreateSchedule throughput, then pages through all of them with ListSchedules (MaxResults 100)
 //! and reports how long that took.
 //!
-//!     cargo run --release --example scheduler_load -- --endpoint http://127.0.0.1:4566 --schedules 100000 --concurrency 64
+//!     cargo run --release --example scheduler_load -- --endpoint http://127.0.0.1:4566 \
+//!         --schedules 100000 --concurrency 64 [--prefix bench-] [--list-only]
+//!
+//! Schedules are named `<prefix><n, 6 digits>` in the default group, `cron(0 12 1 1 ? *)`,
+//! targeting one of 100 SQS queue ARNs (the queues need not exist: nothing fires in a run).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,6 +19,7 @@ struct Args {
     schedules: usize,
     concurrency: usize,
     list_only: bool,
+    prefix: String,
 }
 
 fn args() -> Args {
@@ -23,6 +28,7 @@ fn args() -> Args {
         schedules: 100_000,
         concurrency: 64,
         list_only: false,
+        prefix: "bench-".into(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -41,6 +47,7 @@ fn args() -> Args {
                     .expect("--concurrency N")
             }
             "--list-only" => a.list_only = true,
+            "--prefix" => a.prefix = it.next().expect("--prefix TEXT"),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -73,6 +80,7 @@ async fn main() {
             let client = client.clone();
             let next = next.clone();
             let total = args.schedules;
+            let prefix = args.prefix.clone();
             workers.push(tokio::spawn(async move {
                 let window = FlexibleTimeWindow::builder()
                     .mode(FlexibleTimeWindowMode::Off)
@@ -94,8 +102,9 @@ async fn main() {
                         .expect("target");
                     client
                         .create_schedule()
-                        .name(format!("bench-{n:06}"))
-                        .schedule_expression("cron(0 3 * * ? *)")
+                        .name(format!("{prefix}{n:06}"))
+                        // Noon on 1 January: queued by the dispatcher, never due during a run.
+                        .schedule_expression("cron(0 12 1 1 ? *)")
                         .flexible_time_window(window.clone())
                         .target(target)
                         .send()

@@ -4,10 +4,12 @@
 
     python3 benches/scripts/startup.py [--bin target/release/cumulo] [--runs 5]
 
-Each run starts the binary on a free port, polls GET /_cumulo/health over a fresh TCP
+Waits first for a quiet machine (1-minute load average below BENCH_MAX_LOAD, default 1.0, for
+at most BENCH_MAX_WAIT seconds, default 1200) and prints the load it started under. Each run
+starts the binary on a free port, polls GET /_cumulo/health over a fresh TCP
 connection every 0.5 ms, and records the wall time from spawn to the first 200; one second
 later it reads VmRSS from /proc/<pid>/status (idle resident memory), then stops the process.
-Prints each run and the medians.
+Prints each run and the medians with their spread.
 """
 
 import argparse
@@ -16,7 +18,11 @@ import os
 import socket
 import statistics
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 
 
 def free_port() -> int:
@@ -68,14 +74,17 @@ def main() -> None:
     parser.add_argument("--bin", default="target/release/cumulo")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    print(f"load average at start: {benchlib.wait_quiet():.2f}", flush=True)
     times, rss = [], []
     for i in range(args.runs):
         t, r = one_run(args.bin)
         times.append(t)
         rss.append(r)
         print(f"run {i + 1}: first health answer after {t * 1000:.1f} ms, idle RSS {r / 1024:.1f} MiB")
-    print(f"median: {statistics.median(times) * 1000:.1f} ms to the first health answer, "
-          f"{statistics.median(rss) / 1024:.1f} MiB idle RSS ({args.runs} runs)")
+    print(f"median: {statistics.median(times) * 1000:.1f} ms to the first health answer "
+          f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}), "
+          f"{statistics.median(rss) / 1024:.1f} MiB idle RSS (min {min(rss) / 1024:.1f}, "
+          f"max {max(rss) / 1024:.1f}), {args.runs} runs; load average at the end: {benchlib.load1():.2f}")
 
 
 if __name__ == "__main__":

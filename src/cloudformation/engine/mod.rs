@@ -207,6 +207,12 @@ impl Runner {
             if to == StackStatus::DeleteComplete {
                 entry.record.deletion_time = Some(now);
             }
+            if matches!(to, StackStatus::CreateComplete | StackStatus::RollbackComplete) {
+                // Read by docs/benchmarks.md: CreateStack / CREATE change set to terminal status.
+                let elapsed_us = (now - entry.record.creation_time).num_microseconds();
+                let elapsed_ms = elapsed_us.unwrap_or(i64::MAX) as f64 / 1000.0;
+                tracing::info!(stack = %entry.record.stack_name, status = to.as_str(), elapsed_ms, "stack create finished");
+            }
             let (name, id) = (
                 entry.record.stack_name.clone(),
                 entry.record.stack_id.clone(),
