@@ -46,6 +46,11 @@ struct Cli {
     sync: String,
 }
 
+/// mimalloc instead of the system allocator: deliveries are allocation-heavy and glibc's
+/// malloc took half the dispatcher's CPU under load (docs/benchmarks.md, "Dispatch").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn parse_log_filter(s: &str) -> Result<String, String> {
     tracing_subscriber::EnvFilter::try_new(s)
         .map(|_| s.to_string())
