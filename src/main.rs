@@ -58,7 +58,15 @@ fn parse_log_filter(s: &str) -> Result<String, String> {
 }
 
 fn parse_instant(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
-    cumulo::time::parse_rfc3339(s).ok_or_else(|| format!("'{s}' is not an RFC 3339 instant"))
+    let at = cumulo::time::parse_rfc3339(s)
+        .ok_or_else(|| format!("'{s}' is not an RFC 3339 instant"))?;
+    if at > cumulo::time::latest_instant() {
+        return Err(format!(
+            "'{s}' is past {}, the latest instant the clock can show",
+            cumulo::time::LATEST_INSTANT
+        ));
+    }
+    Ok(at)
 }
 
 impl Cli {

@@ -83,3 +83,12 @@ mod tests {
         assert_eq!(parse_rfc3339("2030-01-01T01:00:00+01:00"), Some(t));
     }
 }
+
+/// The latest instant Cumulo's clock can show and its previews reach, `9999-12-31T23:59:59Z`:
+/// RFC 3339 has four-digit years.
+pub const LATEST_INSTANT: &str = "9999-12-31T23:59:59Z";
+
+/// [`LATEST_INSTANT`] as an instant (UTC).
+pub fn latest_instant() -> DateTime<Utc> {
+    parse_rfc3339(LATEST_INSTANT).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}

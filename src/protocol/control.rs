@@ -16,7 +16,7 @@ use crate::app::App;
 use crate::clock::ClockMode;
 use crate::faults::FaultRuleInput;
 use crate::ids::Scope;
-use crate::time::{parse_rfc3339, rfc3339};
+use crate::time::{latest_instant, parse_rfc3339, rfc3339, LATEST_INSTANT};
 
 /// The version reported by the health endpoints.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -179,6 +179,11 @@ async fn clock_post(
             "the body must be a JSON object with mode, set or advance_seconds",
         ));
     };
+    if !body.is_object() {
+        return Err(ControlError::validation(
+            "the body must be a JSON object with mode, set or advance_seconds",
+        ));
+    }
     let req: ClockRequest =
         serde_json::from_value(body).map_err(|e| ControlError::validation(e.to_string()))?;
     let given = [
@@ -240,13 +245,6 @@ async fn clock_post(
     })))
 }
 
-/// The latest instant the clock can show: RFC 3339 has four-digit years.
-const LATEST_INSTANT: &str = "9999-12-31T23:59:59Z";
-
-fn latest_instant() -> DateTime<Utc> {
-    parse_rfc3339(LATEST_INSTANT).unwrap_or(DateTime::<Utc>::MAX_UTC)
-}
-
 /// `now` plus `secs` (finite, non-negative; nanosecond precision), or `None` past
 /// [`LATEST_INSTANT`].
 fn advance(now: DateTime<Utc>, secs: f64) -> Option<DateTime<Utc>> {
@@ -271,6 +269,11 @@ async fn faults_add(
             "the body must be a JSON object describing the rule",
         ));
     };
+    if !body.is_object() {
+        return Err(ControlError::validation(
+            "the body must be a JSON object describing the rule",
+        ));
+    }
     let input: FaultRuleInput =
         serde_json::from_value(body).map_err(|e| ControlError::validation(e.to_string()))?;
     let id = app.ids.uuid();

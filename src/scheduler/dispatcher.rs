@@ -395,12 +395,7 @@ impl Attempter {
                 schedule_arn: arn,
                 scheduled_time,
                 attempt: job.attempt,
-                outcome: if final_record.outcome == Outcome::Delivered {
-                    "delivered"
-                } else {
-                    "failed"
-                }
-                .to_string(),
+                outcome: final_record.outcome.as_str().to_string(),
                 error_code: final_record.error_code.clone(),
             },
             retry,

@@ -118,7 +118,7 @@ pub struct FiredAttempt {
     pub scheduled_time: String,
     /// 1-based attempt number.
     pub attempt: u32,
-    /// `delivered` or `failed`.
+    /// `delivered`, `failed` or `dead_lettered`, as the invocation history records it.
     pub outcome: String,
     /// Error code of a failed attempt.
     pub error_code: Option<String>,
@@ -707,7 +707,8 @@ impl Scheduler {
         self.dispatch.invocations.list(schedule_arn, limit)
     }
 
-    /// The next `count` occurrences of `expression` strictly after `after`.
+    /// The next `count` occurrences of `expression` strictly after `after`, none past
+    /// [`crate::time::LATEST_INSTANT`].
     pub fn preview(
         &self,
         expression: &str,
@@ -719,6 +720,7 @@ impl Scheduler {
             .map_err(|e| Error::Validation(e.to_string()))?;
         Ok(fires
             .iter()
+            .take_while(|f| f.utc <= crate::time::latest_instant())
             .map(|f| PreviewFire {
                 utc: crate::time::rfc3339(f.utc),
                 local: f.local_rfc3339(),
@@ -757,6 +759,7 @@ impl Scheduler {
         );
         Ok(fires
             .iter()
+            .take_while(|f| f.utc <= crate::time::latest_instant())
             .map(|f| PreviewFire {
                 utc: crate::time::rfc3339(f.utc),
                 local: f.local_rfc3339(),

@@ -274,9 +274,47 @@ async fn control_errors_are_json_whatever_the_request() {
         assert_eq!(body["error"], error, "{method} {path}: {body}");
         assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
     }
+    for path in ["/_cumulo/clock", "/_cumulo/faults"] {
+        let (status, body) = emu
+            .control("POST", path, Some(json!([null, null, 60])))
+            .await;
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("must be a JSON object"),
+            "{path}: {body}"
+        );
+    }
+    let (_, body) = emu.control("GET", "/_cumulo/clock", None).await;
+    assert_eq!(
+        body["now"], "2030-01-01T12:01:00Z",
+        "only the first move moved it"
+    );
     let (status, body) = emu
         .control("GET", "/_cumulo/scheduler/invocations?limit=0", None)
         .await;
     assert_eq!(status, 400);
     assert_eq!(body["message"], "limit must be a positive integer, got '0'");
+}
+
+#[tokio::test]
+async fn previews_stop_at_the_latest_instant_the_clock_can_show() {
+    let emu = Emulator::start().await;
+    let (status, body) = emu
+        .control(
+            "GET",
+            "/_cumulo/scheduler/preview?expression=rate(1%20minute)&after=9999-12-31T23:57:30Z&count=5",
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let utc: Vec<&str> = body["fires"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["utc"].as_str().unwrap())
+        .collect();
+    assert_eq!(utc, ["9999-12-31T23:58:30Z", "9999-12-31T23:59:30Z"]);
 }

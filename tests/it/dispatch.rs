@@ -233,7 +233,10 @@ async fn failed_attempts_back_off_60_then_120_seconds_and_dead_letter_with_nine_
     f.emu.set_clock(due + Duration::seconds(179)).await;
     assert_eq!(f.invocations(&schedule).await.len(), 2);
     assert!(f.drain(&dlq_url).await.is_empty());
-    f.emu.set_clock(due + Duration::hours(1)).await;
+    let answer = f.emu.set_clock(due + Duration::hours(1)).await;
+    // The clock's answer and the history agree on the last attempt's outcome.
+    assert_eq!(answer["fired"][0]["attempt"], 3);
+    assert_eq!(answer["fired"][0]["outcome"], "dead_lettered");
     let invs = f.invocations(&schedule).await;
     let invoked: Vec<&str> = invs
         .iter()

@@ -838,6 +838,13 @@ fn a_bad_log_filter_or_a_start_for_a_system_clock_is_refused_at_start() {
         stderr.contains("'[[[bogus' is not a log filter"),
         "{stderr}"
     );
+    let (code, stdout, stderr) = run(&[
+        ("CUMULO_CLOCK", "manual"),
+        ("CUMULO_CLOCK_START", "9999-12-31T23:59:59.5Z"),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "it never listened: {stdout}");
+    assert!(stderr.contains("is past 9999-12-31T23:59:59Z"), "{stderr}");
     let (code, stdout, stderr) = run(&[("CUMULO_CLOCK_START", "2030-01-01T00:00:00Z")]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty(), "it never listened: {stdout}");
