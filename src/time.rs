@@ -57,6 +57,15 @@ pub fn parse_rfc3339(s: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// The latest instant Cumulo's clock can show and its previews reach, `9999-12-31T23:59:59Z`:
+/// RFC 3339 has four-digit years.
+pub const LATEST_INSTANT: &str = "9999-12-31T23:59:59Z";
+
+/// [`LATEST_INSTANT`] as an instant (UTC).
+pub fn latest_instant() -> DateTime<Utc> {
+    parse_rfc3339(LATEST_INSTANT).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,13 +91,4 @@ mod tests {
         assert_eq!(from_epoch_seconds(f64::NAN), None);
         assert_eq!(parse_rfc3339("2030-01-01T01:00:00+01:00"), Some(t));
     }
-}
-
-/// The latest instant Cumulo's clock can show and its previews reach, `9999-12-31T23:59:59Z`:
-/// RFC 3339 has four-digit years.
-pub const LATEST_INSTANT: &str = "9999-12-31T23:59:59Z";
-
-/// [`LATEST_INSTANT`] as an instant (UTC).
-pub fn latest_instant() -> DateTime<Utc> {
-    parse_rfc3339(LATEST_INSTANT).unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
