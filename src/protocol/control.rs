@@ -42,6 +42,15 @@ pub fn routes() -> Router<App> {
         .route("/_cumulo", any(unknown_endpoint))
         .route("/_cumulo/{*rest}", any(unknown_endpoint))
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(log_control_request))
+}
+
+/// One debug line per control request (method, path, status), as the AWS requests get.
+async fn log_control_request(req: Request, next: axum::middleware::Next) -> Response {
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    let response = next.run(req).await;
+    tracing::debug!(%method, %path, status = response.status().as_u16(), "control request answered");
+    response
 }
 
 /// A control-surface error: `{"error": code, "message": message}`.

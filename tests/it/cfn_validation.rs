@@ -29,6 +29,11 @@ async fn validate_template_refuses_the_cycles_create_stack_refuses() {
             format!("Resources:\n  A:\n    Type: {REPO}\n    DependsOn: B\n  B:\n    Type: {REPO}\n    DependsOn: [A]\n"),
             "Circular dependency between resources: [A, B]",
         ),
+        (
+            "condition cycle",
+            format!("Conditions:\n  C1: !Condition C2\n  C2: !Not [!Condition C1]\nResources:\n  A:\n    Type: {REPO}\n    Condition: C1\n"),
+            "Template format error: Circular dependency between conditions: [C1, C2]",
+        ),
     ];
     for (name, body, want) in cases {
         let validate = err(cfn

@@ -527,7 +527,46 @@ fn check_condition_definitions(
             }
         }
     }
+    if let Some(cycle) = condition_cycle(defs) {
+        // The message evaluation gives (ConditionValues), so ValidateTemplate says it too.
+        return Err(TemplateError::format(format!(
+            "Circular dependency between conditions: [{}]",
+            cycle.join(", ")
+        )));
+    }
     Ok(())
+}
+
+/// The first cycle among conditions' `{"Condition": name}` references, in the order
+/// evaluation meets it (definitions in template order, depth first), or `None`.
+fn condition_cycle(defs: &IndexMap<String, Value>) -> Option<Vec<String>> {
+    fn visit(
+        name: &str,
+        defs: &IndexMap<String, Value>,
+        path: &mut Vec<String>,
+        done: &mut HashSet<String>,
+    ) -> Option<Vec<String>> {
+        if done.contains(name) {
+            return None;
+        }
+        if path.iter().any(|n| n == name) {
+            return Some(path.clone());
+        }
+        path.push(name.to_string());
+        if let Some(body) = defs.get(name) {
+            for next in condition_names(body) {
+                if let Some(cycle) = visit(&next, defs, path, done) {
+                    return Some(cycle);
+                }
+            }
+        }
+        path.pop();
+        done.insert(name.to_string());
+        None
+    }
+    let mut done = HashSet::new();
+    defs.keys()
+        .find_map(|name| visit(name, defs, &mut Vec::new(), &mut done))
 }
 
 /// The `{"Condition": name}` references in a condition body.
