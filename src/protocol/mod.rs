@@ -83,8 +83,10 @@ fn is_form(headers: &HeaderMap) -> bool {
 async fn aws(State(app): State<App>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let request_id = app.ids.uuid();
-    // Routing by headers alone (an unsigned awsQuery form names its service only in the body).
-    let by_headers = route::route(&parts.method, &parts.uri, &parts.headers, None);
+    // Routed by what precedes the body. An unsigned urlencoded form names its service only in
+    // its `Action`, so the S3 fallback is not taken for one before the body is read.
+    let by_headers = route::route(&parts.method, &parts.uri, &parts.headers, None)
+        .filter(|r| !(r.service == Service::S3 && is_form(&parts.headers)));
     let service = by_headers.as_ref().map(|r| &r.service);
     let limit = body_limit(service);
     let declared = parts
@@ -93,11 +95,13 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return unreadable_body(service, true, &request_id);
+        return unreadable_body(service, &parts.headers, true, &request_id);
     }
     let body = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
-        Err(err) => return unreadable_body(service, is_length_limit(&err), &request_id),
+        Err(err) => {
+            return unreadable_body(service, &parts.headers, is_length_limit(&err), &request_id)
+        }
     };
     let form_action = if is_form(&parts.headers) || parts.method == Method::GET {
         QueryInput::parse(&body, parts.uri.query())
@@ -106,12 +110,17 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
     } else {
         None
     };
-    let Some(routed) = route::route(
-        &parts.method,
-        &parts.uri,
-        &parts.headers,
-        form_action.as_deref(),
-    ) else {
+    // Without an Action the body adds no evidence: the routing above stands.
+    let routed = match by_headers {
+        Some(routed) if form_action.is_none() => Some(routed),
+        _ => route::route(
+            &parts.method,
+            &parts.uri,
+            &parts.headers,
+            form_action.as_deref(),
+        ),
+    };
+    let Some(routed) = routed else {
         return unknown_service(&parts.headers, "unknown", &request_id);
     };
     let req = AwsRequest {
@@ -168,10 +177,16 @@ fn is_length_limit(err: &axum::Error) -> bool {
     false
 }
 
-/// A body over the limit (declared or read) or cut short, in the protocol of the service it was meant for: S3's
+/// A body over the limit (declared or read) or cut short, in the protocol of the service it
+/// was meant for (awsQuery for an unsigned form): S3's
 /// `EntityTooLarge` (400, its text for an upload over the maximum size); elsewhere 413
 /// `RequestEntityTooLarge`, and 400 `IncompleteBody` for a body that could not be read.
-fn unreadable_body(service: Option<&Service>, too_large: bool, request_id: &str) -> Response {
+fn unreadable_body(
+    service: Option<&Service>,
+    headers: &HeaderMap,
+    too_large: bool,
+    request_id: &str,
+) -> Response {
     let limit = body_limit(service);
     let err = match (service, too_large) {
         (Some(Service::S3), true) => WireError::bad_request(
@@ -194,6 +209,8 @@ fn unreadable_body(service: Option<&Service>, too_large: bool, request_id: &str)
         Some(Service::Sqs) => wire::sqs::PROTOCOL,
         Some(Service::Ssm) => wire::ssm::PROTOCOL,
         Some(Service::S3) => wire::s3::PROTOCOL,
+        // An unsigned form whose Action was never read: awsQuery, as `unknown_service` answers.
+        None if is_form(headers) => Protocol::Query { xmlns: "" },
         Some(Service::Scheduler) | Some(Service::Other(_)) | None => Protocol::RestJson,
     };
     err.into_response(protocol, request_id)

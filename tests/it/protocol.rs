@@ -110,3 +110,69 @@ async fn s3_takes_objects_over_the_general_limit_and_refuses_a_declared_size_ove
         "{answer}"
     );
 }
+
+/// Writes `head` then `body` on a fresh connection; answers the response's first bytes.
+async fn raw_tcp(emu: &Emulator, head: &str, body: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = emu.endpoint.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The server may answer and close before taking all of a body it refuses.
+    let _ = stream.write_all(body).await;
+    let mut answer = vec![0u8; 4096];
+    let n = stream.read(&mut answer).await.unwrap();
+    String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
+#[tokio::test]
+async fn an_unsigned_form_over_the_limit_is_not_taken_for_an_s3_upload() {
+    let emu = Emulator::start().await;
+    let big = format!(
+        "Action=ListStacks&Version=2010-05-15&Pad={}",
+        "a".repeat(cumulo::protocol::MAX_BODY_BYTES)
+    );
+    let (status, _, body) = emu
+        .raw(
+            "POST",
+            "/",
+            &[("content-type", "application/x-www-form-urlencoded")],
+            &big,
+        )
+        .await;
+    assert_eq!(status, 413, "{body}");
+    assert!(
+        body.contains("<Code>RequestEntityTooLarge</Code>"),
+        "an awsQuery error: {body}"
+    );
+}
+
+#[tokio::test]
+async fn a_chunked_body_is_held_to_the_limit_and_a_broken_one_is_an_incomplete_body() {
+    let emu = Emulator::start().await;
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: AmazonSQS.ListQueues\r\nTransfer-Encoding: chunked\r\n\r\n",
+        signed("sqs")
+    );
+    // No Content-Length: the limit is met while reading.
+    let chunk = vec![b'a'; 1024 * 1024];
+    let mut body = Vec::new();
+    for _ in 0..17 {
+        body.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        body.extend_from_slice(&chunk);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    let answer = raw_tcp(&emu, &head, &body).await;
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(
+        answer.contains("com.amazonaws.sqs#RequestEntityTooLarge"),
+        "{answer}"
+    );
+    // A chunk size that is not hexadecimal: the body cannot be read to its end.
+    let answer = raw_tcp(&emu, &head, b"zz\r\n{}\r\n0\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("com.amazonaws.sqs#IncompleteBody"),
+        "{answer}"
+    );
+}
