@@ -105,6 +105,7 @@ const MAX_CONTROL_BODY_BYTES: usize = 1024 * 1024;
 
 /// A control request's JSON body, read whatever its `Content-Type` (so `curl -d '{...}'`
 /// works): `None` when empty; invalid JSON or an unreadable body is a 400 ValidationException.
+/// Handlers take the object with [`JsonBody::object`].
 struct JsonBody(Option<Value>);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
@@ -124,6 +125,19 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         serde_json::from_slice(&bytes)
             .map(|v| JsonBody(Some(v)))
             .map_err(|e| ControlError::validation(format!("the body is not valid JSON: {e}")))
+    }
+}
+
+impl JsonBody {
+    /// The body as a JSON object; absent or any other JSON value is a 400 whose message is
+    /// `the body must be a JSON object <what>`.
+    fn object(self, what: &str) -> Result<Value, ControlError> {
+        match self.0 {
+            Some(body) if body.is_object() => Ok(body),
+            _ => Err(ControlError::validation(format!(
+                "the body must be a JSON object {what}"
+            ))),
+        }
     }
 }
 
@@ -179,20 +193,8 @@ struct ClockRequest {
     advance_seconds: Option<f64>,
 }
 
-async fn clock_post(
-    State(app): State<App>,
-    JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ControlError> {
-    let Some(body) = body else {
-        return Err(ControlError::validation(
-            "the body must be a JSON object with mode, set or advance_seconds",
-        ));
-    };
-    if !body.is_object() {
-        return Err(ControlError::validation(
-            "the body must be a JSON object with mode, set or advance_seconds",
-        ));
-    }
+async fn clock_post(State(app): State<App>, body: JsonBody) -> Result<Json<Value>, ControlError> {
+    let body = body.object("with mode, set or advance_seconds")?;
     let req: ClockRequest =
         serde_json::from_value(body).map_err(|e| ControlError::validation(e.to_string()))?;
     let given = [
@@ -269,20 +271,8 @@ fn advance(now: DateTime<Utc>, secs: f64) -> Option<DateTime<Utc>> {
     (to <= latest_instant()).then_some(to)
 }
 
-async fn faults_add(
-    State(app): State<App>,
-    JsonBody(body): JsonBody,
-) -> Result<Response, ControlError> {
-    let Some(body) = body else {
-        return Err(ControlError::validation(
-            "the body must be a JSON object describing the rule",
-        ));
-    };
-    if !body.is_object() {
-        return Err(ControlError::validation(
-            "the body must be a JSON object describing the rule",
-        ));
-    }
+async fn faults_add(State(app): State<App>, body: JsonBody) -> Result<Response, ControlError> {
+    let body = body.object("describing the rule")?;
     let input: FaultRuleInput =
         serde_json::from_value(body).map_err(|e| ControlError::validation(e.to_string()))?;
     let id = app.ids.uuid();
