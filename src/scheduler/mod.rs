@@ -718,9 +718,10 @@ impl Scheduler {
     ) -> Result<Vec<PreviewFire>, Error> {
         let fires = expression::preview(expression, timezone, after, count)
             .map_err(|e| Error::Validation(e.to_string()))?;
+        let latest = crate::time::latest_instant();
         Ok(fires
             .iter()
-            .take_while(|f| f.utc <= crate::time::latest_instant())
+            .take_while(|f| f.utc <= latest)
             .map(|f| PreviewFire {
                 utc: crate::time::rfc3339(f.utc),
                 local: f.local_rfc3339(),
@@ -757,9 +758,10 @@ impl Scheduler {
             self.deps.clock.now(),
             count,
         );
+        let latest = crate::time::latest_instant();
         Ok(fires
             .iter()
-            .take_while(|f| f.utc <= crate::time::latest_instant())
+            .take_while(|f| f.utc <= latest)
             .map(|f| PreviewFire {
                 utc: crate::time::rfc3339(f.utc),
                 local: f.local_rfc3339(),
