@@ -93,7 +93,7 @@ impl QueryInput {
         self.indexed(key, "member").map(|items| {
             items
                 .into_iter()
-                .filter_map(|(_, sub)| sub.str("").map(str::to_string))
+                .filter_map(|sub| sub.str("").map(str::to_string))
                 .collect()
         })
     }
@@ -102,31 +102,11 @@ impl QueryInput {
     /// `None` when absent, `Some(vec![])` for `key=`.
     pub fn struct_list(&self, key: &str) -> Option<Vec<QueryInput>> {
         self.indexed(key, "member")
-            .map(|items| items.into_iter().map(|(_, sub)| sub).collect())
     }
 
     /// A flattened list `key.N` / `key.N.Field` (SQS-query and SNS style attribute lists).
     pub fn flat_list(&self, key: &str) -> Option<Vec<QueryInput>> {
-        let prefix = format!("{key}.");
-        let mut by_index: std::collections::BTreeMap<ListIndex, QueryInput> = Default::default();
-        let mut seen = false;
-        for (k, v) in &self.pairs {
-            if k == key {
-                seen = true;
-                continue;
-            }
-            let Some(rest) = k.strip_prefix(&prefix) else {
-                continue;
-            };
-            seen = true;
-            let (idx, tail) = rest.split_once('.').unwrap_or((rest, ""));
-            by_index
-                .entry(ListIndex::of(idx))
-                .or_default()
-                .pairs
-                .insert(tail.to_string(), v.clone());
-        }
-        seen.then(|| by_index.into_values().collect())
+        self.elements(key, &format!("{key}."))
     }
 
     /// A map `key.entry.N.<k>` / `key.entry.N.<v>` (`k`/`v` are the key and value member
@@ -135,7 +115,7 @@ impl QueryInput {
         self.indexed(key, "entry").map(|items| {
             items
                 .into_iter()
-                .filter_map(|(_, sub)| {
+                .filter_map(|sub| {
                     Some((
                         sub.str(k)?.to_string(),
                         sub.str(v).unwrap_or("").to_string(),
@@ -163,15 +143,20 @@ impl QueryInput {
         }
     }
 
-    /// The elements of `key.<word>.N...`, in index order. Every index is kept, whatever its
-    /// size (`member.99999999999`) or spelling: an element is never dropped, and indices are
+    /// The elements of `key.<word>.N...`, in index order.
+    fn indexed(&self, key: &str, word: &str) -> Option<Vec<QueryInput>> {
+        self.elements(key, &format!("{key}.{word}."))
+    }
+
+    /// The elements under `prefix` (`<prefix>N` / `<prefix>N.Field`), in index order; `None`
+    /// when neither `key` nor any element is present. Every index is kept, whatever its size
+    /// (`member.99999999999`) or spelling: an element is never dropped, and indices are
     /// compared, never used to allocate.
-    fn indexed(&self, key: &str, word: &str) -> Option<Vec<(ListIndex, QueryInput)>> {
-        let prefix = format!("{key}.{word}.");
+    fn elements(&self, key: &str, prefix: &str) -> Option<Vec<QueryInput>> {
         let mut by_index: std::collections::BTreeMap<ListIndex, QueryInput> = Default::default();
         let mut seen = self.pairs.contains_key(key);
         for (k, v) in &self.pairs {
-            let Some(rest) = k.strip_prefix(&prefix) else {
+            let Some(rest) = k.strip_prefix(prefix) else {
                 continue;
             };
             seen = true;
@@ -182,7 +167,7 @@ impl QueryInput {
                 .pairs
                 .insert(tail.to_string(), v.clone());
         }
-        seen.then(|| by_index.into_iter().collect())
+        seen.then(|| by_index.into_values().collect())
     }
 }
 
