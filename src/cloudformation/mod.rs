@@ -1240,61 +1240,58 @@ impl CloudFormation {
                 input.change_set_name
             )));
         }
-        let existing = {
-            let state = self.shared.lock();
-            state
-                .region_ref(scope)
-                .and_then(|r| r.find(&input.stack_name))
-                .map(|s| {
-                    (
-                        s.record.stack_id.clone(),
-                        s.record.stack_name.clone(),
-                        s.record.status,
-                        s.record.template_body.clone(),
-                        s.record.bound_parameters.clone(),
-                        s.operation.is_some(),
-                    )
-                })
-        };
-        let (stack_id, stack_name, previous_body, previous_params, new_stack) = match (
-            input.change_set_type,
-            existing,
-        ) {
-            (ChangeSetType::Create, Some((id, name, StackStatus::ReviewInProgress, _, _, _))) => {
-                (id, name, None, None, false)
-            }
-            (ChangeSetType::Create, Some(_)) => {
-                return Err(Error::validation(format!(
-                "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
-                input.stack_name, input.change_set_name
-            )))
-            }
-            (ChangeSetType::Create, None) => {
-                if input.stack_name.starts_with("arn:") {
-                    return Err(Error::validation(format!(
-                            "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
-                            input.stack_name, input.change_set_name
-                        )));
+        let (stack_id, stack_name, previous_body, previous_params, new_stack, old_arns) =
+            match input.change_set_type {
+                // The same lookup and refusals as UpdateStack.
+                ChangeSetType::Update => {
+                    let (id, name, body, params, _tags, arns) =
+                        self.updatable(scope, &input.stack_name)?;
+                    (id, name, Some(body), params, false, arns)
                 }
-                Self::check_new_stack_name(&input.stack_name)?;
-                (
-                    self.new_stack_id(scope, &input.stack_name),
-                    input.stack_name.clone(),
-                    None,
-                    None,
-                    true,
-                )
-            }
-            (ChangeSetType::Update, None) => {
-                return Err(Error::validation(stack_does_not_exist(&input.stack_name)))
-            }
-            (ChangeSetType::Update, Some((id, name, status, body, params, busy))) => {
-                if !status.is_updatable() || busy {
-                    return Err(Error::validation(cannot_be_updated(&id, status.as_str())));
+                ChangeSetType::Create => {
+                    let existing = {
+                        let state = self.shared.lock();
+                        state
+                            .region_ref(scope)
+                            .and_then(|r| r.find(&input.stack_name))
+                            .map(|s| {
+                                (
+                                    s.record.stack_id.clone(),
+                                    s.record.stack_name.clone(),
+                                    s.record.status,
+                                )
+                            })
+                    };
+                    match existing {
+                        Some((id, name, StackStatus::ReviewInProgress)) => {
+                            (id, name, None, None, false, Vec::new())
+                        }
+                        Some(_) => {
+                            return Err(Error::validation(format!(
+                                "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
+                                input.stack_name, input.change_set_name
+                            )))
+                        }
+                        None => {
+                            if input.stack_name.starts_with("arn:") {
+                                return Err(Error::validation(format!(
+                                    "Stack [{}] already exists and cannot be created again with the changeSet [{}].",
+                                    input.stack_name, input.change_set_name
+                                )));
+                            }
+                            Self::check_new_stack_name(&input.stack_name)?;
+                            (
+                                self.new_stack_id(scope, &input.stack_name),
+                                input.stack_name.clone(),
+                                None,
+                                None,
+                                true,
+                                Vec::new(),
+                            )
+                        }
+                    }
                 }
-                (id, name, Some(body), params, false)
-            }
-        };
+            };
         // A name is taken while a change set of that name can still be executed; the name of
         // an executed, failed or obsolete one may be used again (the CLI names its change sets
         // after the current second).
@@ -1319,7 +1316,7 @@ impl CloudFormation {
         let previous = previous_params
             .as_ref()
             .and_then(|v| serde_json::from_value::<BoundParameters>(v.clone()).ok());
-        let arns = input.notification_arns.clone().unwrap_or_default();
+        let arns = input.notification_arns.clone().unwrap_or(old_arns);
         let prepared = self.prepare(
             scope,
             template,
@@ -1528,12 +1525,17 @@ impl CloudFormation {
             .clone()
             .and_then(|v| serde_json::from_value(v).ok())
             .ok_or_else(|| Error::validation("the change set's parameters cannot be read"))?;
+        // A change set without NotificationARNs keeps the stack's (AWS::NotificationARNs too).
+        let notification_arns = match &record.notification_arns {
+            Some(a) => a.clone(),
+            None => self.current_arns(scope, &record.stack_id),
+        };
         let pseudo = Pseudo {
             account_id: scope.account.clone(),
             region: scope.region.clone(),
             stack_name: record.stack_name.clone(),
             stack_id: record.stack_id.clone(),
-            notification_arns: record.notification_arns.clone().unwrap_or_default(),
+            notification_arns: notification_arns.clone(),
         };
         let resolved = Arc::new(
             template
@@ -1579,10 +1581,7 @@ impl CloudFormation {
                         Some(t) => t.clone(),
                         None => self.current_tags(scope, &record.stack_id),
                     },
-                    notification_arns: match &record.notification_arns {
-                        Some(a) => a.clone(),
-                        None => self.current_arns(scope, &record.stack_id),
-                    },
+                    notification_arns,
                     disable_rollback: input.disable_rollback.unwrap_or(false)
                         || record.on_stack_failure == Some(OnFailure::DoNothing),
                     change_set_id: Some(record.change_set_id.clone()),

@@ -163,3 +163,45 @@ async fn unknown_capabilities_are_a_coral_enum_error_on_every_operation_taking_t
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn an_update_change_set_without_notification_arns_keeps_the_stacks() {
+    use aws_sdk_cloudformation::types::{ChangeSetType, StackStatus};
+    let emu = emulator().await;
+    let cfn = emu.cloudformation().await;
+    let topic = "arn:aws:sns:us-east-1:000000000000:stack-events";
+    let template = |repo: &str| {
+        format!("Resources:\n  R:\n    Type: {REPO}\n    Properties:\n      RepositoryName: {repo}\nOutputs:\n  Arns:\n    Value: !Join [',', !Ref AWS::NotificationARNs]\n")
+    };
+    cfn.create_stack()
+        .stack_name("notified")
+        .template_body(template("one"))
+        .notification_arns(topic)
+        .send()
+        .await
+        .unwrap();
+    cfn.create_change_set()
+        .stack_name("notified")
+        .change_set_name("rename")
+        .change_set_type(ChangeSetType::Update)
+        .template_body(template("two"))
+        .send()
+        .await
+        .unwrap();
+    cfn.execute_change_set()
+        .stack_name("notified")
+        .change_set_name("rename")
+        .send()
+        .await
+        .unwrap();
+    let stacks = cfn
+        .describe_stacks()
+        .stack_name("notified")
+        .send()
+        .await
+        .unwrap();
+    let stack = &stacks.stacks()[0];
+    assert_eq!(stack.stack_status(), Some(&StackStatus::UpdateComplete));
+    assert_eq!(stack.notification_arns(), [topic]);
+    assert_eq!(stack.outputs()[0].output_value(), Some(topic));
+}
