@@ -301,6 +301,14 @@ pub(crate) mod msg {
         )
     }
 
+    /// Chosen: Cumulo does not run macros, so a transform it cannot expand is refused before any
+    /// stack or change set exists.
+    pub fn unsupported_transform(name: &str) -> TemplateError {
+        TemplateError::format(format!(
+            "Transform {name} is not supported: Cumulo expands only AWS::LanguageExtensions and runs no macros"
+        ))
+    }
+
     /// AWS (reported): a failing rule assertion. AWS's text is the AssertDescription; when
     /// none is given, `Template validation error: Assertion failed for rule <name>` (chosen).
     pub fn assertion(rule: &str, description: Option<&str>) -> TemplateError {

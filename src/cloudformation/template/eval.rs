@@ -16,11 +16,10 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::error::{msg, Block, EvalError, TemplateError};
+use super::model::{is_pseudo, Inner, Pseudo, Resolved, ResourceDecl, ResourceValues, Template};
 use super::params::scalar_text;
-use super::{
-    cidr, is_pseudo, limits, BoundParameters, Inner, Pseudo, Resolved, ResourceDecl,
-    ResourceValues, Template,
-};
+use super::params::BoundParameters;
+use super::{cidr, limits};
 use crate::cloudformation::registry;
 
 /// Why an evaluation stopped.
@@ -239,7 +238,7 @@ impl<'a> Scope<'a> {
                     .get("Name")
                     .and_then(Value::as_str)
                     .unwrap_or("Fn::Transform");
-                Err(Fail::Error(super::parse::unsupported_transform(name)))
+                Err(Fail::Error(msg::unsupported_transform(name)))
             }
             _ if CONDITION_FUNCTIONS.contains(&name) || RULE_FUNCTIONS.contains(&name) => {
                 // Chosen: condition and rule functions belong to Conditions, Rules and Fn::If.

@@ -11,12 +11,20 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::{Block, TemplateError};
+use super::error::{msg, Block, TemplateError};
 use super::eval::{Fail, Scope};
-use super::params::scalar_text;
+use super::limits;
+use super::model::{Inner, OutputDecl, Pseudo, ResourceDecl};
+use super::params::{scalar_text, BoundParameters};
 use super::parse::{parse_output, parse_resource};
-use super::resolve::Sections;
-use super::{limits, BoundParameters, Inner, Pseudo, ResourceDecl};
+
+/// The sections resolution works on: the declared ones, or `Fn::ForEach`'s expansion.
+pub(crate) struct Sections {
+    pub conditions: IndexMap<String, Value>,
+    pub resources: IndexMap<String, ResourceDecl>,
+    pub outputs: IndexMap<String, OutputDecl>,
+    pub processed: Value,
+}
 
 const PREFIX: &str = "Fn::ForEach::";
 
@@ -36,7 +44,7 @@ impl Expander<'_> {
     /// `value` with every `Fn::ForEach::` key expanded (depth-first, inner loops after outer).
     fn value(&mut self, value: &Value, depth: usize) -> Result<Value, Fail> {
         if depth > limits::MAX_DEPTH {
-            return Err(Fail::Error(super::error::msg::budget()));
+            return Err(Fail::Error(msg::budget()));
         }
         match value {
             Value::Object(map) => Ok(Value::Object(self.map(map, depth)?)),
@@ -95,7 +103,7 @@ impl Expander<'_> {
             for (key, fragment) in template {
                 self.produced += 1;
                 if self.produced > limits::MAX_EXPANSION {
-                    return Err(Fail::Error(super::error::msg::budget()));
+                    return Err(Fail::Error(msg::budget()));
                 }
                 let key = substitute_text(key, id, item);
                 let fragment = substitute(fragment, id, item);
@@ -196,17 +204,11 @@ fn expand_document(
     }))
 }
 
-/// The parse-time expansion: the processed document when every loop's collection is known
-/// without parameter values, `None` otherwise. Checks the expanded sections like a template
-/// without loops.
-pub(crate) fn process_static(inner: &Inner) -> Result<Option<Value>, TemplateError> {
-    match expand_document(inner, None, None)? {
-        Some(sections) => {
-            super::resolve::check_sections_static(inner, &sections)?;
-            Ok(Some(sections.processed))
-        }
-        None => Ok(None),
-    }
+/// The parse-time expansion: the expanded sections when every loop's collection is known
+/// without parameter values, `None` otherwise (the caller checks them like a template without
+/// loops).
+pub(crate) fn process_static(inner: &Inner) -> Result<Option<Sections>, TemplateError> {
+    expand_document(inner, None, None)
 }
 
 /// The sections with every `Fn::ForEach` expanded against parameter values.

@@ -10,7 +10,57 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::TemplateError;
-use super::{Environment, ParameterDecl, ParameterInput};
+
+/// One entry of `Parameters` (user guide "Parameters syntax").
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParameterDecl {
+    /// The logical name.
+    pub key: String,
+    /// `Type` as written (`String`, `Number`, `List<Number>`, `CommaDelimitedList`,
+    /// `AWS::EC2::VPC::Id`, `AWS::SSM::Parameter::Value<String>`, ...).
+    pub type_name: String,
+    /// `Type`, classified.
+    pub parameter_type: ParameterType,
+    /// `Default`, as a string (scalars are turned into their text).
+    pub default: Option<String>,
+    /// `NoEcho` (`true`/`"true"`): the value shows as `****`.
+    pub no_echo: bool,
+    /// `AllowedValues`, as strings.
+    pub allowed_values: Option<Vec<String>>,
+    /// `AllowedPattern`: the whole value (every item of a list) must match.
+    pub allowed_pattern: Option<String>,
+    /// `MinLength` (characters).
+    pub min_length: Option<u64>,
+    /// `MaxLength` (characters).
+    pub max_length: Option<u64>,
+    /// `MinValue` (Number types).
+    pub min_value: Option<f64>,
+    /// `MaxValue` (Number types).
+    pub max_value: Option<f64>,
+    /// `Description`.
+    pub description: Option<String>,
+    /// `ConstraintDescription`: replaces the constraint messages.
+    pub constraint_description: Option<String>,
+}
+
+/// One parameter as the request gives it (CreateStack/UpdateStack/CreateChangeSet
+/// `Parameters.member.N`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParameterInput {
+    /// `ParameterKey`.
+    pub key: String,
+    /// `ParameterValue` (absent with `UsePreviousValue`).
+    pub value: Option<String>,
+    /// `UsePreviousValue`: keep the value the stack has.
+    pub use_previous_value: bool,
+}
+
+/// What the template language needs from the rest of the emulator while binding parameters.
+pub trait Environment {
+    /// The value of SSM parameter `name` (for `AWS::SSM::Parameter::Value<...>` types), or
+    /// `None` when it does not exist.
+    fn ssm_parameter(&self, name: &str) -> Option<String>;
+}
 
 /// The AWS-specific parameter types (user guide "Supported AWS-specific parameter types").
 const AWS_TYPES: &[&str] = &[

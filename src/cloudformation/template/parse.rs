@@ -1,20 +1,19 @@
-//! Body → [`Inner`]: format detection (JSON when the body opens with `{`, YAML otherwise), the document's shape, and the declared
-//! sections turned into typed declarations. Checks that need parameter values (conditions,
-//! which resources exist) happen later in `resolve`; reference checks that do not need them run
-//! here through `resolve::check_document`, so ValidateTemplate reports them.
+//! Body → [`Inner`]: format detection (JSON when the body opens with `{`, YAML otherwise), the
+//! document's shape, and the declared sections turned into typed declarations. It checks each
+//! section on its own; the checks across sections (references, the graph, `Fn::ForEach`) run
+//! after it (`Template::parse` calls `resolve::check_document` or `foreach::process_static`), and
+//! those that need parameter values run in `resolve`. It imports neither of them.
 //!
 //! Decisions where AWS is silent are marked "chosen" in `error::msg` or here.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::TemplateError;
-use super::params::parse_parameter;
+use super::error::{msg, TemplateError};
+use super::limits;
+use super::model::{AssertionDecl, Inner, OutputDecl, ResourceDecl, RuleDecl, LANGUAGE_EXTENSIONS};
+use super::params::{parse_parameter, ParameterDecl};
 use super::yaml::{self, YamlError};
-use super::{
-    foreach, limits, resolve, AssertionDecl, Inner, OutputDecl, ParameterDecl, ResourceDecl,
-    RuleDecl, LANGUAGE_EXTENSIONS,
-};
 
 const SECTIONS: &[&str] = &[
     "AWSTemplateFormatVersion",
@@ -132,7 +131,7 @@ pub(crate) fn parse(body: &str) -> Result<Inner, TemplateError> {
     let resources = parse_resources(top.get("Resources"), language_extensions)?;
     let outputs = parse_outputs(top.get("Outputs"), language_extensions)?;
 
-    let mut inner = Inner {
+    Ok(Inner {
         body: body.to_string(),
         is_json,
         processed: document.clone(),
@@ -147,17 +146,7 @@ pub(crate) fn parse(body: &str) -> Result<Inner, TemplateError> {
         resources,
         outputs,
         language_extensions,
-    };
-    if language_extensions {
-        // What can be expanded without parameter values is; references are checked once the
-        // values are known (resolve).
-        if let Some(processed) = foreach::process_static(&inner)? {
-            inner.processed = processed;
-        }
-    } else {
-        resolve::check_document(&inner)?;
-    }
-    Ok(inner)
+    })
 }
 
 /// AWS: `[/Outputs/MyOutput/Value] 'null' values are not allowed in templates` (contract §6.3).
@@ -217,19 +206,11 @@ fn parse_transforms(value: Option<&Value>) -> Result<Vec<String>, TemplateError>
             }
         };
         if name != LANGUAGE_EXTENSIONS {
-            return Err(unsupported_transform(&name));
+            return Err(msg::unsupported_transform(&name));
         }
         names.push(name);
     }
     Ok(names)
-}
-
-/// Chosen: Cumulo does not run macros, so a transform it cannot expand is refused before any
-/// stack or change set exists.
-pub(crate) fn unsupported_transform(name: &str) -> TemplateError {
-    TemplateError::format(format!(
-        "Transform {name} is not supported: Cumulo expands only {LANGUAGE_EXTENSIONS} and runs no macros"
-    ))
 }
 
 /// `Fn::Transform` anywhere (a macro call) is refused like a top-level transform.
@@ -241,7 +222,7 @@ fn refuse_macros(value: &Value) -> Result<(), TemplateError> {
                     .get("Name")
                     .and_then(Value::as_str)
                     .unwrap_or("Fn::Transform");
-                return Err(unsupported_transform(name));
+                return Err(msg::unsupported_transform(name));
             }
             map.values().try_for_each(refuse_macros)
         }

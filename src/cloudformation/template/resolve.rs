@@ -15,19 +15,12 @@ use serde_json::Value;
 
 use super::error::{msg, Block, TemplateError};
 use super::eval::{is_function_key, parse_sub, ConditionLookup, Fail, Scope, SubPiece, R};
+use super::foreach::{self, Sections};
+use super::limits;
+use super::model::{is_pseudo, Inner, OutputDecl, Pseudo, Resolved, ResourceDecl};
+use super::params::BoundParameters;
 use super::parse::{check_policy, DELETION_POLICIES, UPDATE_REPLACE_POLICIES};
-use super::{
-    foreach, is_pseudo, BoundParameters, Inner, OutputDecl, Pseudo, Resolved, ResourceDecl,
-};
 use crate::cloudformation::registry;
-
-/// The sections resolution works on (the declared ones, or `Fn::ForEach`'s expansion).
-pub(crate) struct Sections {
-    pub conditions: IndexMap<String, Value>,
-    pub resources: IndexMap<String, ResourceDecl>,
-    pub outputs: IndexMap<String, OutputDecl>,
-    pub processed: Value,
-}
 
 /// A reference found in a value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +78,7 @@ impl<'a> Collector<'a> {
 
     fn walk(&mut self, value: &Value, depth: usize) -> Result<(), TemplateError> {
         self.steps += 1;
-        if depth > super::limits::MAX_DEPTH || self.steps > super::limits::FUEL {
+        if depth > limits::MAX_DEPTH || self.steps > limits::FUEL {
             return Err(msg::budget());
         }
         match value {
