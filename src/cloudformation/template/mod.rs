@@ -16,7 +16,7 @@
 //! Layout, in dependency order (each file imports only those before it; `mod.rs` only
 //! re-exports and orchestrates): `limits`, `error`, `yaml`, `cidr`, `params` (declarations and
 //! binding), `model` (the template, declarations, [`Resolved`]), `parse` (body → declarations),
-//! `eval` (the interpreter and [`Evaluator`]), `foreach` (`Fn::ForEach`), `resolve` (references,
+//! `eval` (the interpreter and [`Evaluator`]), `foreach` (`Fn::ForEach`), `graph` (petgraph dependency graphs), `resolve` (references,
 //! conditions, rules, the graph).
 //!
 //! Everything here is pure and synchronous: no I/O, no clock, no HTTP. Evaluation is bounded
@@ -44,6 +44,7 @@ mod cidr;
 mod error;
 mod eval;
 mod foreach;
+mod graph;
 pub mod limits;
 mod model;
 mod params;

@@ -7,8 +7,7 @@
 //! `resolve` runs everything with parameter values. Errors are synchronous ValidationErrors.
 
 use std::cell::RefCell;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -16,6 +15,7 @@ use serde_json::Value;
 use super::error::{msg, Block, TemplateError};
 use super::eval::{is_function_key, parse_sub, ConditionLookup, Fail, Scope, SubPiece, R};
 use super::foreach::{self, Sections};
+use super::graph::NameGraph;
 use super::limits;
 use super::model::{is_pseudo, Inner, OutputDecl, Pseudo, Resolved, ResourceDecl};
 use super::params::BoundParameters;
@@ -530,36 +530,14 @@ fn check_condition_definitions(
     Ok(())
 }
 
-/// The first cycle among conditions' `{"Condition": name}` references, in the order
-/// evaluation meets it (definitions in template order, depth first), or `None`.
+/// The conditions on a cycle of `{"Condition": name}` references, in template order, or `None`.
 fn condition_cycle(defs: &IndexMap<String, Value>) -> Option<Vec<String>> {
-    fn visit(
-        name: &str,
-        defs: &IndexMap<String, Value>,
-        path: &mut Vec<String>,
-        done: &mut HashSet<String>,
-    ) -> Option<Vec<String>> {
-        if done.contains(name) {
-            return None;
-        }
-        if path.iter().any(|n| n == name) {
-            return Some(path.clone());
-        }
-        path.push(name.to_string());
-        if let Some(body) = defs.get(name) {
-            for next in condition_names(body) {
-                if let Some(cycle) = visit(&next, defs, path, done) {
-                    return Some(cycle);
-                }
-            }
-        }
-        path.pop();
-        done.insert(name.to_string());
-        None
-    }
-    let mut done = HashSet::new();
-    defs.keys()
-        .find_map(|name| visit(name, defs, &mut Vec::new(), &mut done))
+    let needs: IndexMap<String, Vec<String>> = defs
+        .iter()
+        .map(|(name, body)| (name.clone(), condition_names(body)))
+        .collect();
+    let members = NameGraph::new(defs.keys().map(String::as_str), &needs).cycle_members();
+    (!members.is_empty()).then(|| members.into_iter().map(str::to_string).collect())
 }
 
 /// The `{"Condition": name}` references in a condition body.
@@ -770,56 +748,19 @@ fn probe(scope: &Scope<'_>, value: &Value) -> Result<(), TemplateError> {
     }
 }
 
-/// Kahn's algorithm; among ready resources the earliest in the template goes first. What is
-/// left when nothing is ready is the cycle and whatever depends on it, named in template order
-/// (AWS's list "can include resources that depend on the cycle", contract §6.3).
+/// The creation order of `resources` (see [`NameGraph::order`]); a cycle is AWS's
+/// `Circular dependency between resources: [...]` naming the cycles and what depends on them.
 fn topological_order(
     resources: &IndexMap<String, ResourceDecl>,
     deps: &IndexMap<String, Vec<String>>,
 ) -> Result<Vec<String>, TemplateError> {
-    let n = resources.len();
-    let index: HashMap<&str, usize> = resources
-        .keys()
-        .enumerate()
-        .map(|(i, k)| (k.as_str(), i))
-        .collect();
-    let mut pending = vec![0usize; n];
-    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (id, ds) in deps {
-        let Some(&i) = index.get(id.as_str()) else {
-            continue;
-        };
-        let unique: HashSet<usize> = ds
-            .iter()
-            .filter_map(|d| index.get(d.as_str()).copied())
-            .collect();
-        pending[i] = unique.len();
-        for d in unique {
-            dependents[d].push(i);
-        }
+    let graph = NameGraph::new(resources.keys().map(String::as_str), deps);
+    match graph.order() {
+        Ok(order) => Ok(order.into_iter().map(str::to_string).collect()),
+        Err(blocked) => Err(msg::circular(
+            &blocked.into_iter().map(str::to_string).collect::<Vec<_>>(),
+        )),
     }
-    let mut ready: BinaryHeap<Reverse<usize>> =
-        (0..n).filter(|i| pending[*i] == 0).map(Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(i)) = ready.pop() {
-        order.push(i);
-        for &j in &dependents[i] {
-            pending[j] -= 1;
-            if pending[j] == 0 {
-                ready.push(Reverse(j));
-            }
-        }
-    }
-    let names: Vec<&String> = resources.keys().collect();
-    if order.len() < n {
-        let done: HashSet<usize> = order.iter().copied().collect();
-        let stuck: Vec<String> = (0..n)
-            .filter(|i| !done.contains(i))
-            .map(|i| names[i].clone())
-            .collect();
-        return Err(msg::circular(&stuck));
-    }
-    Ok(order.into_iter().map(|i| names[i].clone()).collect())
 }
 
 /// IAM types that need CAPABILITY_IAM, and the property that makes each a named resource
