@@ -5,54 +5,49 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::error::TemplateError;
+use super::error::{CidrProblem, ErrorKind, TemplateError};
 
-/// Chosen messages (AWS's are unrecorded).
-fn invalid(detail: &str) -> TemplateError {
-    TemplateError::template(format!("Fn::Cidr {detail}"))
+fn invalid(problem: CidrProblem) -> TemplateError {
+    ErrorKind::Cidr(problem).into()
 }
 
 /// The `count` subnets of `block` with `bits` host bits each, as CIDR strings.
 pub(crate) fn cidr(block: &str, count: &str, bits: &str) -> Result<Vec<String>, TemplateError> {
-    let (addr, prefix) = block.split_once('/').ok_or_else(|| {
-        invalid(&format!(
-            "requires an IP address block in CIDR notation, got {block}"
-        ))
-    })?;
-    let addr: IpAddr = addr.parse().map_err(|_| {
-        invalid(&format!(
-            "requires an IP address block in CIDR notation, got {block}"
-        ))
-    })?;
+    let bad_block = || invalid(CidrProblem::Block(block.to_string()));
+    let (addr, prefix) = block.split_once('/').ok_or_else(bad_block)?;
+    let addr: IpAddr = addr.parse().map_err(|_| bad_block())?;
     let width: u32 = if addr.is_ipv4() { 32 } else { 128 };
-    let prefix: u32 = prefix.parse().ok().filter(|p| *p <= width).ok_or_else(|| {
-        invalid(&format!(
-            "requires an IP address block in CIDR notation, got {block}"
-        ))
-    })?;
+    let prefix: u32 = prefix
+        .parse()
+        .ok()
+        .filter(|p| *p <= width)
+        .ok_or_else(bad_block)?;
     let count: u32 = count
         .trim()
         .parse()
         .ok()
         .filter(|c| (1..=256).contains(c))
-        .ok_or_else(|| invalid("count must be a number from 1 to 256"))?;
+        .ok_or_else(|| invalid(CidrProblem::Count))?;
     let bits: u32 = bits
         .trim()
         .parse()
         .ok()
         .filter(|b| *b >= 1 && *b <= width)
-        .ok_or_else(|| invalid(&format!("cidrBits must be a number from 1 to {width}")))?;
+        .ok_or_else(|| invalid(CidrProblem::Bits(width)))?;
     let subnet_prefix = width - bits;
     if subnet_prefix < prefix {
-        return Err(invalid(&format!(
-            "cannot make subnets of {bits} host bits in {block}"
-        )));
+        return Err(invalid(CidrProblem::NoRoom {
+            bits,
+            block: block.to_string(),
+        }));
     }
     let available_bits = subnet_prefix - prefix;
     if available_bits < 32 && u64::from(count) > 1u64 << available_bits {
-        return Err(invalid(&format!(
-            "cannot make {count} subnets of {bits} host bits in {block}"
-        )));
+        return Err(invalid(CidrProblem::TooMany {
+            count,
+            bits,
+            block: block.to_string(),
+        }));
     }
     let value: u128 = match addr {
         IpAddr::V4(a) => u128::from(u32::from(a)),

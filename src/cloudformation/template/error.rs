@@ -1,82 +1,17 @@
-//! The two error types of the template language and the constructors of every AWS message
-//! they carry, so each text is written once (aws-contract.md §2.4, §6).
+//! The errors of the template language: [`TemplateError`] (a synchronous `ValidationError` of
+//! CreateStack, UpdateStack, CreateChangeSet and ValidateTemplate) and [`EvalError`] (the
+//! failure reason of a resource or output evaluated while a stack operation executes).
 //!
-//! [`TemplateError`] is a synchronous `ValidationError` of CreateStack, UpdateStack,
-//! CreateChangeSet and ValidateTemplate; [`EvalError`] is the failure reason of a resource or
-//! output evaluated while a stack operation executes. Neither knows HTTP.
+//! Each carries an [`ErrorKind`] (what went wrong, with the names the message needs) and the
+//! [`TemplatePath`] it concerns (`Resources/Q/Properties/Tags/0/Fn::Sub`). Callers branch on the
+//! kind; the AWS message is rendered from kind and path by `Display` (`messages.rs`, the only
+//! place the texts are written) and is never matched on. Neither type knows HTTP.
 
 use std::fmt;
 
-/// A template or parameter problem found before anything is created. `Display` is AWS's exact
-/// message; the wire layer sends it as a `ValidationError` (HTTP 400).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct TemplateError {
-    message: String,
-}
-
-impl TemplateError {
-    /// An error with `message` as its whole text.
-    pub fn new(message: impl Into<String>) -> TemplateError {
-        TemplateError {
-            message: message.into(),
-        }
-    }
-
-    /// `Template format error: <detail>`.
-    pub fn format(detail: impl fmt::Display) -> TemplateError {
-        TemplateError::new(format!("Template format error: {detail}"))
-    }
-
-    /// `Template error: <detail>`.
-    pub fn template(detail: impl fmt::Display) -> TemplateError {
-        TemplateError::new(format!("Template error: {detail}"))
-    }
-
-    /// The message, as AWS words it.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-/// A failure while evaluating a resource's properties or an output during execution.
-/// `Display` is the reason the stack event carries (for example `No export named X found.`);
-/// the engine appends AWS's ` Rollback requested by user.` where AWS does.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct EvalError {
-    message: String,
-}
-
-impl EvalError {
-    /// An error with `message` as its whole text.
-    pub fn new(message: impl Into<String>) -> EvalError {
-        EvalError {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl From<TemplateError> for EvalError {
-    fn from(err: TemplateError) -> EvalError {
-        EvalError::new(err.message)
-    }
-}
-
-impl From<EvalError> for TemplateError {
-    fn from(err: EvalError) -> TemplateError {
-        TemplateError::new(err.message)
-    }
-}
-
-/// Where a reference was found: AWS words unresolved references per block.
+/// The template section a reference was found in: AWS words unresolved references per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Block {
+pub enum Block {
     /// The Resources section.
     Resources,
     /// The Outputs section.
@@ -87,236 +22,565 @@ pub(crate) enum Block {
     Rules,
 }
 
-/// The texts, one function each. Sources: "recorded" = aws-recorded snapshots, "AWS" =
-/// aws-contract.md quoting real AWS output or public reports, "chosen" = not found anywhere,
-/// picked to read like AWS's neighbouring messages.
-pub(crate) mod msg {
-    use super::{Block, TemplateError};
+/// An intrinsic or condition function, named in shape errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Function {
+    /// `Ref`.
+    Ref,
+    /// `Fn::Base64`.
+    Base64,
+    /// `Fn::Cidr`.
+    Cidr,
+    /// `Fn::FindInMap`.
+    FindInMap,
+    /// `Fn::GetAtt`.
+    GetAtt,
+    /// `Fn::GetAZs`.
+    GetAzs,
+    /// `Fn::If`.
+    If,
+    /// `Fn::ImportValue`.
+    ImportValue,
+    /// `Fn::Join`.
+    Join,
+    /// `Fn::Length`.
+    Length,
+    /// `Fn::Select`.
+    Select,
+    /// `Fn::Split`.
+    Split,
+    /// `Fn::Sub`.
+    Sub,
+    /// `Fn::ToJsonString`.
+    ToJsonString,
+    /// `Fn::Equals`.
+    Equals,
+    /// `Fn::And`.
+    And,
+    /// `Fn::Or`.
+    Or,
+    /// `Fn::Not`.
+    Not,
+    /// `Fn::Contains` (rules).
+    Contains,
+    /// `Fn::EachMemberEquals` (rules).
+    EachMemberEquals,
+    /// `Fn::EachMemberIn` (rules).
+    EachMemberIn,
+}
 
-    /// AWS (contract §6.2, §6.3; acceptance `bad_unresolved_ref`). The Outputs variant has no
-    /// `Template format error:` prefix (AWS, LS engine/test_conditions).
-    pub fn unresolved(names: &[String], block: Block) -> TemplateError {
-        let list = names.join(", ");
-        match block {
-            Block::Outputs => TemplateError::new(format!(
-                "Unresolved resource dependencies [{list}] in the Outputs block of the template"
-            )),
-            // AWS (widely reported): a Ref to a resource or unknown name inside Conditions.
-            Block::Conditions => TemplateError::format(format!(
-                "Unresolved dependencies [{list}]. Cannot reference resources in the Conditions block of the template"
-            )),
-            // Chosen, in the Conditions wording.
-            Block::Rules => TemplateError::format(format!(
-                "Unresolved dependencies [{list}]. Cannot reference resources in the Rules block of the template"
-            )),
-            Block::Resources => TemplateError::format(format!(
-                "Unresolved resource dependencies [{list}] in the Resources block of the template"
-            )),
+impl Function {
+    /// The name as written in templates (`Fn::Join`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Function::Ref => "Ref",
+            Function::Base64 => "Fn::Base64",
+            Function::Cidr => "Fn::Cidr",
+            Function::FindInMap => "Fn::FindInMap",
+            Function::GetAtt => "Fn::GetAtt",
+            Function::GetAzs => "Fn::GetAZs",
+            Function::If => "Fn::If",
+            Function::ImportValue => "Fn::ImportValue",
+            Function::Join => "Fn::Join",
+            Function::Length => "Fn::Length",
+            Function::Select => "Fn::Select",
+            Function::Split => "Fn::Split",
+            Function::Sub => "Fn::Sub",
+            Function::ToJsonString => "Fn::ToJsonString",
+            Function::Equals => "Fn::Equals",
+            Function::And => "Fn::And",
+            Function::Or => "Fn::Or",
+            Function::Not => "Fn::Not",
+            Function::Contains => "Fn::Contains",
+            Function::EachMemberEquals => "Fn::EachMemberEquals",
+            Function::EachMemberIn => "Fn::EachMemberIn",
+        }
+    }
+}
+
+/// A declaration whose logical name must be alphanumeric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// A `Parameters` member.
+    Parameter,
+    /// A `Resources` member.
+    Resource,
+    /// An `Outputs` member.
+    Output,
+}
+
+/// A template quota (CloudFormation user guide, "Understand CloudFormation quotas").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quota {
+    /// Resources per template (500).
+    Resources,
+    /// Parameters per template (200).
+    Parameters,
+    /// Outputs per template (200).
+    Outputs,
+    /// Mappings per template (200).
+    Mappings,
+}
+
+/// Which constraint of a parameter declaration a value breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// `AllowedValues`.
+    AllowedValues,
+    /// `AllowedPattern` (the pattern as declared).
+    AllowedPattern(String),
+    /// `MinLength`.
+    MinLength(u64),
+    /// `MaxLength`.
+    MaxLength(u64),
+    /// `MinValue` (as printed: `5`, not `5.0`).
+    MinValue(String),
+    /// `MaxValue` (as printed).
+    MaxValue(String),
+}
+
+/// Why `Fn::Cidr`'s arguments cannot make subnets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CidrProblem {
+    /// The block is not `address/prefix`.
+    Block(String),
+    /// The count is not 1 to 256.
+    Count,
+    /// cidrBits is not 1 to the address width (32 or 128).
+    Bits(u32),
+    /// Subnets of that many host bits do not fit the block.
+    NoRoom {
+        /// cidrBits.
+        bits: u32,
+        /// The block as given.
+        block: String,
+    },
+    /// That many subnets do not fit the block.
+    TooMany {
+        /// The count.
+        count: u32,
+        /// cidrBits.
+        bits: u32,
+        /// The block as given.
+        block: String,
+    },
+}
+
+/// A budget of evaluation (`limits`) that ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// Intrinsic functions nested deeper than `limits::MAX_DEPTH`.
+    Depth,
+    /// More evaluation steps than `limits::FUEL`.
+    Steps,
+    /// More bytes produced by one evaluation than `limits::EVALUATION_BYTES`.
+    Bytes,
+    /// More bytes produced over one stack operation's executions than
+    /// `limits::OPERATION_BYTES`.
+    OperationBytes,
+}
+
+/// What went wrong. One variant per message; `Display` on [`TemplateError`] renders AWS's text
+/// (or Cumulo's chosen one, marked in `messages.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    // ----- reading the body
+    /// The body opens with `{` but is not JSON.
+    JsonNotWellFormed {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// The body is not YAML.
+    YamlNotWellFormed {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// A YAML alias (`*name`).
+    YamlAlias {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// The document is not a map.
+    UnsupportedStructure,
+    /// A `null` anywhere (the path says where).
+    NullValue,
+
+    // ----- top-level sections
+    /// Top-level keys that are not sections.
+    InvalidSections(Vec<String>),
+    /// `AWSTemplateFormatVersion` other than `2010-09-09`.
+    UnsupportedFormatVersion,
+    /// `Description` is not a string.
+    DescriptionNotString,
+    /// `Description` is longer than `limits::MAX_DESCRIPTION_BYTES`.
+    DescriptionTooLong {
+        /// The quota in bytes.
+        max: usize,
+    },
+    /// A section that must be a map is not.
+    SectionNotObject(String),
+    /// A `Transform` entry object without `Name`.
+    TransformWithoutName,
+    /// `Transform` is neither a name nor a list.
+    TransformShape,
+    /// A transform or macro Cumulo does not run.
+    UnsupportedTransform(String),
+    /// More declarations than a quota allows.
+    Quota {
+        /// Which quota.
+        quota: Quota,
+        /// How many the template declares.
+        count: usize,
+        /// The quota.
+        max: usize,
+    },
+    /// A logical name that is not `^[a-zA-Z0-9]+$` (or longer than 255 characters).
+    NonAlphanumeric {
+        /// What is named.
+        what: Named,
+        /// The name.
+        name: String,
+    },
+
+    // ----- Parameters
+    /// A `Parameters` member that is not a map.
+    ParameterNotObject,
+    /// An unknown key in a parameter declaration.
+    InvalidParameterProperty(String),
+    /// A parameter without `Type`.
+    ParameterWithoutType,
+    /// A `Type` CloudFormation does not know.
+    UnrecognizedParameterType(String),
+    /// A declaration member (`Default`, `Description`, ...) that must be a string.
+    MemberNotString(String),
+    /// A declaration member (`MinValue`, ...) that must be a number.
+    MemberNotNumber(String),
+    /// A declaration member (`MinLength`, ...) that must be a non-negative integer.
+    MemberNotCount(String),
+    /// `AllowedValues` is not a list.
+    AllowedValuesNotList,
+    /// An `AllowedValues` item is not a scalar.
+    AllowedValueNotString,
+
+    // ----- Mappings, Conditions, Rules
+    /// A mapping (or a mapping's key) that is not a map.
+    MappingNotMap(String),
+    /// A mapping attribute that is neither a scalar nor a list of scalars.
+    MappingAttributeShape,
+    /// A `Conditions` member that is not a map.
+    ConditionNotObject(String),
+    /// A `Rules` member that is not a map.
+    RuleNotObject(String),
+    /// An unknown key in a rule.
+    InvalidRuleProperty {
+        /// The key.
+        key: String,
+        /// The rule.
+        rule: String,
+    },
+    /// A rule without an `Assertions` list.
+    RuleWithoutAssertions(String),
+    /// An assertion without `Assert`.
+    AssertionWithoutAssert(String),
+    /// An `AssertDescription` that is not a string.
+    AssertDescriptionNotString(String),
+
+    // ----- Resources and Outputs
+    /// No resources.
+    NoResources,
+    /// A `Resources` member that is not a map.
+    ResourceNotObject,
+    /// A resource without `Type` (the path names it).
+    ResourceWithoutType,
+    /// An unknown resource attribute key.
+    InvalidResourceProperty(String),
+    /// `Properties` is not a map (the path names it).
+    PropertiesNotObject,
+    /// `DependsOn` is neither a name nor a list of names.
+    DependsOnShape,
+    /// `Condition` is not a string.
+    ConditionNotString,
+    /// A DeletionPolicy or UpdateReplacePolicy value that is not allowed (the path names it).
+    UnsupportedPolicy(String),
+    /// An output without `Value` (or not a map).
+    OutputWithoutValue,
+    /// An unknown key in an output.
+    InvalidOutputProperty(String),
+    /// `Export` without `Name` (the path names it).
+    ExportWithoutName,
+    /// Resource types the registry does not know.
+    UnrecognizedResourceTypes(Vec<String>),
+
+    // ----- parameter values
+    /// Parameters given to a template that declares none.
+    ParametersNotExpected,
+    /// Parameters given that the template does not declare.
+    ParametersNotInTemplate(Vec<String>),
+    /// `UsePreviousValue` for a parameter the previous template did not have.
+    NoPreviousValue(String),
+    /// Parameters without a value or a default.
+    ParametersMissing(Vec<String>),
+    /// A Number parameter whose value is not a number.
+    ParameterNotNumber(String),
+    /// A value that breaks a declared constraint; `description` is the ConstraintDescription,
+    /// which replaces the message.
+    ParameterConstraint {
+        /// The parameter.
+        key: String,
+        /// The constraint broken.
+        constraint: Constraint,
+        /// `ConstraintDescription`.
+        description: Option<String>,
+    },
+    /// A value larger than `limits::MAX_PARAMETER_VALUE_BYTES`.
+    ParameterValueTooLarge {
+        /// The parameter.
+        key: String,
+        /// The quota in bytes.
+        max: usize,
+    },
+    /// SSM parameters that do not exist.
+    SsmParametersUnfetched(Vec<String>),
+
+    // ----- references, conditions and the graph
+    /// Names that resolve to nothing in `block`.
+    Unresolved {
+        /// The names, first-seen order.
+        names: Vec<String>,
+        /// Where they were used.
+        block: Block,
+    },
+    /// Resources on a dependency cycle and those depending on it, template order.
+    CircularResources(Vec<String>),
+    /// Conditions on a cycle, template order.
+    CircularConditions(Vec<String>),
+    /// A condition name that is not declared.
+    UnresolvedCondition {
+        /// The name.
+        name: String,
+        /// Where it was used (`Fn::If`, `Condition`, `Resources`, `Outputs`).
+        function: String,
+    },
+    /// A condition that is not a boolean operation on parameters and conditions.
+    ConditionsBoolean,
+    /// A condition or rule function outside Conditions, Rules and `Fn::If`.
+    ConditionFunctionOutside(String),
+    /// A rule assertion that does not hold.
+    AssertionFailed {
+        /// The rule.
+        rule: String,
+        /// Its `AssertDescription`.
+        description: Option<String>,
+    },
+
+    // ----- intrinsic functions
+    /// A function name CloudFormation does not know (or one needing `AWS::LanguageExtensions`).
+    UnsupportedFunction {
+        /// The name.
+        name: String,
+        /// Whether the template declares `AWS::LanguageExtensions`.
+        language_extensions: bool,
+    },
+    /// A function's arguments do not have its shape.
+    Shape(Function),
+    /// `Fn::GetAtt` of a resource that is not declared.
+    GetAttUndefined(String),
+    /// `Fn::GetAtt` of an attribute the resource type does not have.
+    GetAttAttribute {
+        /// The resource.
+        resource: String,
+        /// The attribute.
+        attribute: String,
+    },
+    /// An output's `Fn::GetAtt` of an attribute the type does not have (found at execution).
+    OutputGetAttAttribute {
+        /// The output.
+        output: String,
+        /// The resource type.
+        type_name: String,
+        /// The attribute.
+        attribute: String,
+    },
+    /// `Fn::ImportValue` whose name depends on a resource, an import or `Fn::GetAZs`.
+    ImportValueDependsOnResource,
+    /// No export of that name (at execution).
+    ExportMissing(String),
+    /// `Fn::Select` out of range (or not a number).
+    SelectIndex(String),
+    /// `Fn::FindInMap` of keys that are not in the mapping.
+    MappingMissing {
+        /// The mapping.
+        map: String,
+        /// The top-level key.
+        top: String,
+        /// The second-level key.
+        second: String,
+    },
+    /// A `${...}` in `Fn::Sub` that is not a variable name.
+    SubVariableName,
+    /// A `Fn::Sub` variable that is a list or a map.
+    SubNotString(String),
+    /// `Fn::Cidr` arguments that make no subnets.
+    Cidr(CidrProblem),
+
+    // ----- Fn::ForEach (AWS::LanguageExtensions)
+    /// A loop that is not `[identifier, collection, {key: fragment}]`.
+    ForEachShape(String),
+    /// A loop producing a key its object already has.
+    ForEachDuplicateKey {
+        /// The loop (`Fn::ForEach::Name`).
+        name: String,
+        /// The key.
+        key: String,
+    },
+    /// A collection that is not a list of strings.
+    ForEachCollection,
+    /// The processed template is larger than AWS processes (`limits::MAX_TEMPLATE_BYTES`), or a
+    /// loop makes more than `limits::MAX_EXPANSION` copies.
+    TransformationDataLimit,
+
+    // ----- budgets
+    /// One intrinsic function's value is larger than `limits::MAX_VALUE_BYTES`.
+    ValueTooLarge {
+        /// The function.
+        function: Function,
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// An evaluation budget ran out.
+    Budget(Budget),
+
+    // ----- execution
+    /// A value the engine cannot give yet (a resource not created).
+    NotAvailable,
+    /// A resource the resolved template does not have.
+    ResourceNotInStack(String),
+    /// An output the resolved template does not have.
+    OutputNotInStack(String),
+}
+
+/// Where in the template an error is: the keys and list indices from the document's root
+/// (`Resources/Q/Properties/Tags/0/Fn::Sub`). Empty when the error concerns the whole template.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TemplatePath(Vec<String>);
+
+impl TemplatePath {
+    /// The segments, root first.
+    pub fn segments(&self) -> &[String] {
+        &self.0
+    }
+
+    /// True when the error concerns the whole template.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for TemplatePath {
+    /// The segments joined with `/` (`Resources/Q/Properties`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.join("/"))
+    }
+}
+
+/// A template or parameter problem found before anything is created. `Display` is AWS's
+/// message; the wire layer sends it as a `ValidationError` (HTTP 400).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateError {
+    kind: ErrorKind,
+    path: TemplatePath,
+}
+
+impl std::error::Error for TemplateError {}
+
+impl TemplateError {
+    /// An error of `kind` concerning the whole template (callers add the path as it unwinds).
+    pub fn new(kind: ErrorKind) -> TemplateError {
+        TemplateError {
+            kind,
+            path: TemplatePath::default(),
         }
     }
 
-    /// AWS (reported; contract §6.3). `names` lists the resources left in or behind the cycle.
-    pub fn circular(names: &[String]) -> TemplateError {
-        TemplateError::new(format!(
-            "Circular dependency between resources: [{}]",
-            names.join(", ")
-        ))
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
     }
 
-    /// AWS (contract §6.2).
-    pub fn getatt_undefined(resource: &str) -> TemplateError {
-        TemplateError::template(format!(
-            "instance of Fn::GetAtt references undefined resource {resource}"
-        ))
+    /// Where: the template path the error concerns (empty for the whole template).
+    pub fn path(&self) -> &TemplatePath {
+        &self.path
     }
 
-    /// AWS (contract §6.2; acceptance `bad_getatt_attribute`).
-    pub fn getatt_attribute(resource: &str, attribute: &str) -> TemplateError {
-        TemplateError::template(format!(
-            "resource {resource} does not support attribute type {attribute} in Fn::GetAtt"
-        ))
-    }
-
-    /// AWS (contract §6.2).
-    pub fn getatt_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::GetAtt object requires two non-empty parameters, the resource name and the resource attribute",
-        )
-    }
-
-    /// AWS (contract §6.2).
-    pub fn join_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::Join object requires two parameters, (1) a string delimiter and (2) a list of strings to be joined or a function that returns a list of strings (such as Fn::GetAZs) to be joined.",
-        )
-    }
-
-    /// AWS (contract §6.2).
-    pub fn split_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::Split object requires two parameters, (1) a string delimiter and (2) a string to be split or a function that returns a string to be split.",
-        )
-    }
-
-    /// AWS (contract §6.2).
-    pub fn select_shape() -> TemplateError {
-        TemplateError::template(
-            "Fn::Select requires a list argument with two elements: an integer index and a list",
-        )
-    }
-
-    /// AWS (contract §6.2).
-    pub fn select_range(index: impl std::fmt::Display) -> TemplateError {
-        TemplateError::template(format!(
-            "Fn::Select cannot select nonexistent value at index {index}"
-        ))
-    }
-
-    /// AWS (contract §6.3).
-    pub fn equals_shape() -> TemplateError {
-        TemplateError::template("every Fn::Equals object requires a list of 2 string parameters.")
-    }
-
-    /// Chosen, in the Fn::Equals wording.
-    pub fn and_or_shape(function: &str) -> TemplateError {
-        TemplateError::template(format!(
-            "every {function} object requires a list of at least 2 and at most 10 boolean parameters."
-        ))
-    }
-
-    /// Chosen, in the Fn::Equals wording.
-    pub fn not_shape() -> TemplateError {
-        TemplateError::template("every Fn::Not object requires a list of 1 boolean parameter.")
-    }
-
-    /// Chosen, in the Fn::Equals wording.
-    pub fn if_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::If object requires three parameters, (1) a condition name, (2) a value to use when it is true and (3) a value to use when it is false.",
-        )
-    }
-
-    /// AWS (contract §6.2).
-    pub fn unresolved_condition(name: &str, function: &str) -> TemplateError {
-        TemplateError::template(format!(
-            "unresolved condition dependency {name} in {function}"
-        ))
-    }
-
-    /// AWS (contract §6.2).
-    pub fn mapping_missing(map: &str, top: &str, second: &str) -> TemplateError {
-        TemplateError::template(format!("Unable to get mapping for {map}::{top}::{second}"))
-    }
-
-    /// Chosen, in the Fn::Join wording.
-    pub fn find_in_map_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::FindInMap object requires three parameters, the map name, map key and the attribute for return value",
-        )
-    }
-
-    /// Chosen, in the Fn::Join wording.
-    pub fn sub_shape() -> TemplateError {
-        TemplateError::template(
-            "One or more Fn::Sub intrinsic functions don't specify expected arguments. Specify a string as first argument, and an optional second argument to specify a mapping of values to replace in the string",
-        )
-    }
-
-    /// Chosen.
-    pub fn ref_shape() -> TemplateError {
-        TemplateError::template("every Ref object requires a single string parameter.")
-    }
-
-    /// Chosen.
-    pub fn base64_shape() -> TemplateError {
-        TemplateError::template("every Fn::Base64 object requires a string parameter.")
-    }
-
-    /// Chosen.
-    pub fn get_azs_shape() -> TemplateError {
-        TemplateError::template("every Fn::GetAZs object requires a string parameter (a region name or an empty string).")
-    }
-
-    /// Chosen.
-    pub fn cidr_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::Cidr object requires three parameters, (1) an IP address block in CIDR notation, (2) the number of subnets to generate and (3) the number of subnet bits.",
-        )
-    }
-
-    /// Chosen.
-    pub fn import_value_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::ImportValue object requires a string parameter: the name of an exported output value.",
-        )
-    }
-
-    /// Chosen.
-    pub fn length_shape() -> TemplateError {
-        TemplateError::template(
-            "every Fn::Length object requires a list or a function that returns a list.",
-        )
-    }
-
-    /// AWS (a widely quoted message; the function list as AWS prints it).
-    pub fn unsupported_function(name: &str, language_extensions: bool) -> TemplateError {
-        let mut list = vec![
-            "Fn::Base64",
-            "Fn::GetAtt",
-            "Fn::GetAZs",
-            "Fn::ImportValue",
-            "Fn::Join",
-            "Fn::Split",
-            "Fn::FindInMap",
-            "Fn::Select",
-            "Ref",
-            "Fn::Equals",
-            "Fn::If",
-            "Fn::Not",
-            "Condition",
-            "Fn::And",
-            "Fn::Or",
-            "Fn::Contains",
-            "Fn::EachMemberEquals",
-            "Fn::EachMemberIn",
-            "Fn::ValueOf",
-            "Fn::ValueOfAll",
-            "Fn::RefAll",
-            "Fn::Sub",
-            "Fn::Cidr",
-        ];
-        if language_extensions {
-            list.extend(["Fn::Length", "Fn::ToJsonString", "Fn::ForEach"]);
+    /// The error with `segments` put in front of its path (the caller's position).
+    pub fn under<S: AsRef<str>>(mut self, segments: &[S]) -> TemplateError {
+        if !segments.is_empty() {
+            let mut path: Vec<String> = segments.iter().map(|s| s.as_ref().to_string()).collect();
+            path.append(&mut self.path.0);
+            self.path.0 = path;
         }
-        TemplateError::format(format!(
-            "Encountered unsupported function: {name} Supported functions are: [{}]",
-            list.join(", ")
-        ))
+        self
     }
 
-    /// Chosen: the evaluation budget ran out (minijinja's fuel; AWS documents no figure).
-    pub fn budget() -> TemplateError {
-        TemplateError::format(
-            "the template's intrinsic functions are nested too deeply or expand too far",
-        )
+    /// The error with one segment put in front of its path.
+    pub fn under_key(self, segment: &str) -> TemplateError {
+        self.under(&[segment])
+    }
+}
+
+impl From<ErrorKind> for TemplateError {
+    fn from(kind: ErrorKind) -> TemplateError {
+        TemplateError::new(kind)
+    }
+}
+
+/// A failure while evaluating a resource's properties or an output during execution.
+/// `Display` is the reason the stack event carries (for example `No export named X found.`);
+/// the engine appends AWS's ` Rollback requested by user.` where AWS does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError(TemplateError);
+
+impl std::error::Error for EvalError {}
+
+impl EvalError {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        self.0.kind()
     }
 
-    /// Chosen: Cumulo does not run macros, so a transform it cannot expand is refused before any
-    /// stack or change set exists.
-    pub fn unsupported_transform(name: &str) -> TemplateError {
-        TemplateError::format(format!(
-            "Transform {name} is not supported: Cumulo expands only AWS::LanguageExtensions and runs no macros"
-        ))
+    /// Where (the resource's or output's path).
+    pub fn path(&self) -> &TemplatePath {
+        self.0.path()
     }
+}
 
-    /// AWS (reported): a failing rule assertion. AWS's text is the AssertDescription; when
-    /// none is given, `Template validation error: Assertion failed for rule <name>` (chosen).
-    pub fn assertion(rule: &str, description: Option<&str>) -> TemplateError {
-        match description {
-            Some(text) => TemplateError::new(text.to_string()),
-            None => {
-                TemplateError::new(format!("Template error: Assertion failed for rule {rule}."))
-            }
-        }
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<TemplateError> for EvalError {
+    fn from(err: TemplateError) -> EvalError {
+        EvalError(err)
+    }
+}
+
+impl From<ErrorKind> for EvalError {
+    fn from(kind: ErrorKind) -> EvalError {
+        EvalError(TemplateError::new(kind))
+    }
+}
+
+impl From<EvalError> for TemplateError {
+    fn from(err: EvalError) -> TemplateError {
+        err.0
     }
 }

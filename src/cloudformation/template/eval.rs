@@ -15,7 +15,7 @@ use base64::Engine as _;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::{msg, Block, EvalError, TemplateError};
+use super::error::{Block, Budget, ErrorKind, EvalError, Function, TemplateError};
 use super::model::{is_pseudo, Inner, Pseudo, Resolved, ResourceDecl, ResourceValues, Template};
 use super::params::scalar_text;
 use super::params::BoundParameters;
@@ -37,6 +37,23 @@ impl From<TemplateError> for Fail {
     }
 }
 
+impl From<ErrorKind> for Fail {
+    fn from(kind: ErrorKind) -> Fail {
+        Fail::Error(kind.into())
+    }
+}
+
+impl Fail {
+    /// The failure with `segment` put in front of its error's path (unwinding out of a key,
+    /// a list index or a function).
+    pub(crate) fn under(self, segment: &str) -> Fail {
+        match self {
+            Fail::Error(err) => Fail::Error(err.under_key(segment)),
+            unknown => unknown,
+        }
+    }
+}
+
 pub(crate) type R<T> = Result<T, Fail>;
 
 /// Looks conditions up by name while evaluating `Fn::If` and `{"Condition": name}`.
@@ -49,7 +66,7 @@ impl ConditionLookup for IndexMap<String, bool> {
     fn condition(&self, name: &str, function: &str) -> R<bool> {
         self.get(name)
             .copied()
-            .ok_or_else(|| Fail::Error(msg::unresolved_condition(name, function)))
+            .ok_or_else(|| unresolved_condition(name, function))
     }
 }
 
@@ -105,7 +122,12 @@ impl<'a> Scope<'a> {
     fn burn(&self, depth: usize) -> R<()> {
         let fuel = self.fuel.get();
         if fuel == 0 || depth > limits::MAX_DEPTH {
-            return Err(Fail::Error(msg::budget()));
+            let budget = if fuel == 0 {
+                Budget::Steps
+            } else {
+                Budget::Depth
+            };
+            return Err(Fail::Error(ErrorKind::Budget(budget).into()));
         }
         self.fuel.set(fuel - 1);
         Ok(())
@@ -119,7 +141,7 @@ impl<'a> Scope<'a> {
                 if map.len() == 1 {
                     if let Some((key, args)) = map.iter().next() {
                         if is_function_key(key) {
-                            return self.call(key, args, depth + 1);
+                            return self.call(key, args, depth + 1).map_err(|f| f.under(key));
                         }
                     }
                 }
@@ -132,7 +154,7 @@ impl<'a> Scope<'a> {
                         }
                         Ok(None) => {}
                         Err(Fail::Unknown) => unknown = true,
-                        Err(err) => return Err(err),
+                        Err(err) => return Err(err.under(k)),
                     }
                 }
                 if unknown {
@@ -149,12 +171,12 @@ impl<'a> Scope<'a> {
     fn eval_items(&self, items: &[Value], depth: usize) -> R<Vec<Value>> {
         let mut out = Vec::with_capacity(items.len());
         let mut unknown = false;
-        for item in items {
+        for (i, item) in items.iter().enumerate() {
             match self.eval(item, depth + 1) {
                 Ok(Some(v)) => out.push(v),
                 Ok(None) => {}
                 Err(Fail::Unknown) => unknown = true,
-                Err(err) => return Err(err),
+                Err(err) => return Err(err.under(&i.to_string())),
             }
         }
         if unknown {
@@ -164,26 +186,21 @@ impl<'a> Scope<'a> {
     }
 
     /// Evaluates `value` and requires a scalar; `shape` is the error for anything else.
-    fn eval_text(&self, value: &Value, depth: usize, shape: fn() -> TemplateError) -> R<String> {
+    fn eval_text(&self, value: &Value, depth: usize, function: Function) -> R<String> {
         match self.eval(value, depth)? {
-            Some(v) => scalar_text(&v).ok_or_else(|| Fail::Error(shape())),
-            None => Err(Fail::Error(shape())),
+            Some(v) => scalar_text(&v).ok_or_else(|| shape(function)),
+            None => Err(shape(function)),
         }
     }
 
     /// Evaluates `value` and requires a list of scalars (as texts).
-    fn eval_text_list(
-        &self,
-        value: &Value,
-        depth: usize,
-        shape: fn() -> TemplateError,
-    ) -> R<Vec<String>> {
+    fn eval_text_list(&self, value: &Value, depth: usize, function: Function) -> R<Vec<String>> {
         match self.eval(value, depth)? {
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|i| scalar_text(i).ok_or_else(|| Fail::Error(shape())))
+                .map(|i| scalar_text(i).ok_or_else(|| shape(function)))
                 .collect(),
-            _ => Err(Fail::Error(shape())),
+            _ => Err(shape(function)),
         }
     }
 
@@ -199,13 +216,13 @@ impl<'a> Scope<'a> {
             "Fn::If" => self.if_(args, depth),
             "Fn::FindInMap" => self.find_in_map(args, depth),
             "Fn::Base64" => {
-                let text = self.eval_text(args, depth, msg::base64_shape)?;
+                let text = self.eval_text(args, depth, Function::Base64)?;
                 Ok(Some(Value::String(
                     base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
                 )))
             }
             "Fn::GetAZs" => {
-                let region = self.eval_text(args, depth, msg::get_azs_shape)?;
+                let region = self.eval_text(args, depth, Function::GetAzs)?;
                 let region = if region.is_empty() {
                     self.pseudo.ok_or(Fail::Unknown)?.region.clone()
                 } else {
@@ -222,42 +239,54 @@ impl<'a> Scope<'a> {
             "Fn::ImportValue" => self.import_value(args, depth),
             "Fn::Length" if le => match self.eval(args, depth)? {
                 Some(Value::Array(items)) => Ok(Some(Value::from(items.len()))),
-                _ => Err(Fail::Error(msg::length_shape())),
+                _ => Err(shape(Function::Length)),
             },
             "Fn::ToJsonString" if le => match self.eval(args, depth)? {
                 Some(v @ (Value::Object(_) | Value::Array(_))) => {
                     Ok(Some(Value::String(v.to_string())))
                 }
                 // Chosen.
-                _ => Err(Fail::Error(TemplateError::template(
-                    "every Fn::ToJsonString object requires a map or a list.",
-                ))),
+                _ => Err(shape(Function::ToJsonString)),
             },
             "Fn::Transform" => {
                 let name = args
                     .get("Name")
                     .and_then(Value::as_str)
                     .unwrap_or("Fn::Transform");
-                Err(Fail::Error(msg::unsupported_transform(name)))
+                Err(Fail::Error(
+                    ErrorKind::UnsupportedTransform(name.to_string()).into(),
+                ))
             }
             _ if CONDITION_FUNCTIONS.contains(&name) || RULE_FUNCTIONS.contains(&name) => {
                 // Chosen: condition and rule functions belong to Conditions, Rules and Fn::If.
-                Err(Fail::Error(TemplateError::template(format!(
-                    "{name} can only be used in the Conditions and Rules sections"
-                ))))
+                Err(Fail::Error(
+                    ErrorKind::ConditionFunctionOutside(name.to_string()).into(),
+                ))
             }
-            _ => Err(Fail::Error(msg::unsupported_function(name, le))),
+            _ => Err(Fail::Error(
+                ErrorKind::UnsupportedFunction {
+                    name: name.to_string(),
+                    language_extensions: le,
+                }
+                .into(),
+            )),
         }
     }
 
     fn unresolved(&self, name: &str) -> Fail {
-        Fail::Error(msg::unresolved(&[name.to_string()], self.block))
+        Fail::Error(
+            ErrorKind::Unresolved {
+                names: vec![name.to_string()],
+                block: self.block,
+            }
+            .into(),
+        )
     }
 
     /// `Ref`: parameter, pseudo parameter, or resource.
     fn ref_(&self, args: &Value) -> R<Option<Value>> {
         let Value::String(name) = args else {
-            return Err(Fail::Error(msg::ref_shape()));
+            return Err(shape(Function::Ref));
         };
         if name == "AWS::NoValue" {
             return Ok(None);
@@ -294,19 +323,19 @@ impl<'a> Scope<'a> {
                 Some((res, att)) if !res.is_empty() && !att.is_empty() => {
                     Ok((res.to_string(), att.to_string()))
                 }
-                _ => Err(Fail::Error(msg::getatt_shape())),
+                _ => Err(shape(Function::GetAtt)),
             },
             Value::Array(items) if items.len() == 2 => {
                 let Value::String(res) = &items[0] else {
-                    return Err(Fail::Error(msg::getatt_shape()));
+                    return Err(shape(Function::GetAtt));
                 };
-                let att = self.eval_text(&items[1], depth, msg::getatt_shape)?;
+                let att = self.eval_text(&items[1], depth, Function::GetAtt)?;
                 if res.is_empty() || att.is_empty() {
-                    return Err(Fail::Error(msg::getatt_shape()));
+                    return Err(shape(Function::GetAtt));
                 }
                 Ok((res.clone(), att))
             }
-            _ => Err(Fail::Error(msg::getatt_shape())),
+            _ => Err(shape(Function::GetAtt)),
         }
     }
 
@@ -320,7 +349,9 @@ impl<'a> Scope<'a> {
             if self.inner.resources.contains_key(res) {
                 return Err(self.unresolved(res));
             }
-            return Err(Fail::Error(msg::getatt_undefined(res)));
+            return Err(Fail::Error(
+                ErrorKind::GetAttUndefined(res.to_string()).into(),
+            ));
         };
         let values = self.values.ok_or(Fail::Unknown)?;
         if let Some(key) = self.output_key {
@@ -328,16 +359,26 @@ impl<'a> Scope<'a> {
                 if !info.supports_attribute(att) {
                     // AWS (recorded, LS engine/test_attributes): reported when the output is
                     // evaluated, not when the template is validated.
-                    return Err(Fail::Error(TemplateError::new(format!(
-                        "[Error] /Outputs/{key}/Value/Fn::GetAtt: Resource type {} does not support attribute {{{att}}}.",
-                        decl.type_name
-                    ))));
+                    return Err(Fail::Error(
+                        ErrorKind::OutputGetAttAttribute {
+                            output: key.to_string(),
+                            type_name: decl.type_name.clone(),
+                            attribute: att.to_string(),
+                        }
+                        .into(),
+                    ));
                 }
             }
         }
-        values
-            .attribute(res, att)
-            .ok_or_else(|| Fail::Error(msg::getatt_attribute(res, att)))
+        values.attribute(res, att).ok_or_else(|| {
+            Fail::Error(
+                ErrorKind::GetAttAttribute {
+                    resource: res.to_string(),
+                    attribute: att.to_string(),
+                }
+                .into(),
+            )
+        })
     }
 
     fn sub(&self, args: &Value, depth: usize) -> R<String> {
@@ -345,9 +386,9 @@ impl<'a> Scope<'a> {
             Value::String(s) => (s.as_str(), None),
             Value::Array(items) if items.len() == 2 => match (&items[0], &items[1]) {
                 (Value::String(s), Value::Object(vars)) => (s.as_str(), Some(vars)),
-                _ => return Err(Fail::Error(msg::sub_shape())),
+                _ => return Err(shape(Function::Sub)),
             },
-            _ => return Err(Fail::Error(msg::sub_shape())),
+            _ => return Err(shape(Function::Sub)),
         };
         let mut local: IndexMap<&str, String> = IndexMap::new();
         let mut unknown = false;
@@ -411,53 +452,53 @@ impl<'a> Scope<'a> {
 
     fn join(&self, args: &Value, depth: usize) -> R<String> {
         let Value::Array(items) = args else {
-            return Err(Fail::Error(msg::join_shape()));
+            return Err(shape(Function::Join));
         };
         if items.len() != 2 {
-            return Err(Fail::Error(msg::join_shape()));
+            return Err(shape(Function::Join));
         }
         let delimiter = match &items[0] {
             Value::String(s) => s.clone(),
-            _ => return Err(Fail::Error(msg::join_shape())),
+            _ => return Err(shape(Function::Join)),
         };
-        let parts = self.eval_text_list(&items[1], depth, msg::join_shape)?;
+        let parts = self.eval_text_list(&items[1], depth, Function::Join)?;
         Ok(parts.join(&delimiter))
     }
 
     fn select(&self, args: &Value, depth: usize) -> R<Option<Value>> {
         let Value::Array(items) = args else {
-            return Err(Fail::Error(msg::select_shape()));
+            return Err(shape(Function::Select));
         };
         if items.len() != 2 {
-            return Err(Fail::Error(msg::select_shape()));
+            return Err(shape(Function::Select));
         }
-        let index_text = self.eval_text(&items[0], depth, msg::select_shape)?;
+        let index_text = self.eval_text(&items[0], depth, Function::Select)?;
         let list = match self.eval(&items[1], depth)? {
             Some(Value::Array(list)) => list,
-            _ => return Err(Fail::Error(msg::select_shape())),
+            _ => return Err(shape(Function::Select)),
         };
         let index: usize = index_text
             .trim()
             .parse()
-            .map_err(|_| Fail::Error(msg::select_range(&index_text)))?;
+            .map_err(|_| Fail::Error(ErrorKind::SelectIndex(index_text.clone()).into()))?;
         list.get(index)
             .cloned()
             .map(Some)
-            .ok_or_else(|| Fail::Error(msg::select_range(index)))
+            .ok_or_else(|| Fail::Error(ErrorKind::SelectIndex(index.to_string()).into()))
     }
 
     fn split(&self, args: &Value, depth: usize) -> R<Option<Value>> {
         let Value::Array(items) = args else {
-            return Err(Fail::Error(msg::split_shape()));
+            return Err(shape(Function::Split));
         };
         if items.len() != 2 {
-            return Err(Fail::Error(msg::split_shape()));
+            return Err(shape(Function::Split));
         }
         let delimiter = match &items[0] {
             Value::String(s) if !s.is_empty() => s.clone(),
-            _ => return Err(Fail::Error(msg::split_shape())),
+            _ => return Err(shape(Function::Split)),
         };
-        let text = self.eval_text(&items[1], depth, msg::split_shape)?;
+        let text = self.eval_text(&items[1], depth, Function::Split)?;
         Ok(Some(Value::Array(
             text.split(delimiter.as_str())
                 .map(|s| Value::String(s.to_string()))
@@ -467,13 +508,13 @@ impl<'a> Scope<'a> {
 
     fn if_(&self, args: &Value, depth: usize) -> R<Option<Value>> {
         let Value::Array(items) = args else {
-            return Err(Fail::Error(msg::if_shape()));
+            return Err(shape(Function::If));
         };
         let [cond, yes, no] = items.as_slice() else {
-            return Err(Fail::Error(msg::if_shape()));
+            return Err(shape(Function::If));
         };
         let Value::String(cond) = cond else {
-            return Err(Fail::Error(msg::if_shape()));
+            return Err(shape(Function::If));
         };
         let conditions = self.conditions.ok_or(Fail::Unknown)?;
         let branch = if conditions.condition(cond, "Fn::If")? {
@@ -486,7 +527,7 @@ impl<'a> Scope<'a> {
 
     fn find_in_map(&self, args: &Value, depth: usize) -> R<Option<Value>> {
         let Value::Array(items) = args else {
-            return Err(Fail::Error(msg::find_in_map_shape()));
+            return Err(shape(Function::FindInMap));
         };
         let (keys, default) = match items.len() {
             3 => (&items[..], None),
@@ -494,13 +535,13 @@ impl<'a> Scope<'a> {
                 Value::Object(m) if m.len() == 1 && m.contains_key("DefaultValue") => {
                     (&items[..3], m.get("DefaultValue"))
                 }
-                _ => return Err(Fail::Error(msg::find_in_map_shape())),
+                _ => return Err(shape(Function::FindInMap)),
             },
-            _ => return Err(Fail::Error(msg::find_in_map_shape())),
+            _ => return Err(shape(Function::FindInMap)),
         };
-        let map_name = self.eval_text(&keys[0], depth, msg::find_in_map_shape)?;
-        let top = self.eval_text(&keys[1], depth, msg::find_in_map_shape)?;
-        let second = self.eval_text(&keys[2], depth, msg::find_in_map_shape)?;
+        let map_name = self.eval_text(&keys[0], depth, Function::FindInMap)?;
+        let top = self.eval_text(&keys[1], depth, Function::FindInMap)?;
+        let second = self.eval_text(&keys[2], depth, Function::FindInMap)?;
         let found = self
             .inner
             .mappings
@@ -510,20 +551,27 @@ impl<'a> Scope<'a> {
         match (found, default) {
             (Some(v), _) => Ok(Some(v.clone())),
             (None, Some(default)) => self.eval(default, depth),
-            (None, None) => Err(Fail::Error(msg::mapping_missing(&map_name, &top, &second))),
+            (None, None) => Err(Fail::Error(
+                ErrorKind::MappingMissing {
+                    map: map_name,
+                    top,
+                    second,
+                }
+                .into(),
+            )),
         }
     }
 
     fn cidr(&self, args: &Value, depth: usize) -> R<Option<Value>> {
         let Value::Array(items) = args else {
-            return Err(Fail::Error(msg::cidr_shape()));
+            return Err(shape(Function::Cidr));
         };
         if items.len() != 3 {
-            return Err(Fail::Error(msg::cidr_shape()));
+            return Err(shape(Function::Cidr));
         }
-        let block = self.eval_text(&items[0], depth, msg::cidr_shape)?;
-        let count = self.eval_text(&items[1], depth, msg::cidr_shape)?;
-        let bits = self.eval_text(&items[2], depth, msg::cidr_shape)?;
+        let block = self.eval_text(&items[0], depth, Function::Cidr)?;
+        let count = self.eval_text(&items[1], depth, Function::Cidr)?;
+        let bits = self.eval_text(&items[2], depth, Function::Cidr)?;
         let list = cidr::cidr(&block, &count, &bits)?;
         Ok(Some(Value::Array(
             list.into_iter().map(Value::String).collect(),
@@ -531,14 +579,11 @@ impl<'a> Scope<'a> {
     }
 
     fn import_value(&self, args: &Value, depth: usize) -> R<Option<Value>> {
-        let name = self.eval_text(args, depth, msg::import_value_shape)?;
+        let name = self.eval_text(args, depth, Function::ImportValue)?;
         let values = self.values.ok_or(Fail::Unknown)?;
         match values.import_value(&name) {
             Some(v) => Ok(Some(Value::String(v))),
-            // AWS (reported; LS snapshot): an execution failure, never a sync error.
-            None => Err(Fail::Error(TemplateError::new(format!(
-                "No export named {name} found."
-            )))),
+            None => Err(Fail::Error(ErrorKind::ExportMissing(name).into())),
         }
     }
 
@@ -546,33 +591,29 @@ impl<'a> Scope<'a> {
     /// `{"Condition": name}`) to a boolean; in Rules also the rule functions.
     pub fn eval_bool(&self, value: &Value, conds: &dyn ConditionLookup, depth: usize) -> R<bool> {
         self.burn(depth)?;
-        let shape = || {
-            Fail::Error(TemplateError::format(
-                "Conditions can only be boolean operations on parameters and other conditions",
-            ))
-        };
+        let not_boolean = || Fail::Error(ErrorKind::ConditionsBoolean.into());
         let Value::Object(map) = value else {
             return match value {
                 Value::Bool(b) => Ok(*b),
                 Value::String(s) if s == "true" => Ok(true),
                 Value::String(s) if s == "false" => Ok(false),
-                _ => Err(shape()),
+                _ => Err(not_boolean()),
             };
         };
         let Some((name, args)) = map.iter().next().filter(|_| map.len() == 1) else {
-            return Err(shape());
+            return Err(not_boolean());
         };
         match name.as_str() {
             "Condition" => match args {
                 Value::String(c) => conds.condition(c, "Condition"),
-                _ => Err(shape()),
+                _ => Err(not_boolean()),
             },
             "Fn::Equals" => {
                 let Value::Array(items) = args else {
-                    return Err(Fail::Error(msg::equals_shape()));
+                    return Err(shape(Function::Equals));
                 };
                 let [a, b] = items.as_slice() else {
-                    return Err(Fail::Error(msg::equals_shape()));
+                    return Err(shape(Function::Equals));
                 };
                 let a = self.eval(a, depth + 1)?;
                 let b = self.eval(b, depth + 1)?;
@@ -581,7 +622,13 @@ impl<'a> Scope<'a> {
             "Fn::And" | "Fn::Or" => {
                 let items = match args {
                     Value::Array(items) if (2..=10).contains(&items.len()) => items,
-                    _ => return Err(Fail::Error(msg::and_or_shape(name))),
+                    _ => {
+                        return Err(shape(if name == "Fn::And" {
+                            Function::And
+                        } else {
+                            Function::Or
+                        }))
+                    }
                 };
                 let and = name == "Fn::And";
                 let mut result = and;
@@ -599,7 +646,7 @@ impl<'a> Scope<'a> {
                 Value::Array(items) if items.len() == 1 => {
                     Ok(!self.eval_bool(&items[0], conds, depth + 1)?)
                 }
-                _ => Err(Fail::Error(msg::not_shape())),
+                _ => Err(shape(Function::Not)),
             },
             _ if self.block == Block::Rules && RULE_FUNCTIONS.contains(&name.as_str()) => {
                 self.rule_function(name, args, depth)
@@ -608,20 +655,20 @@ impl<'a> Scope<'a> {
                 Some(Value::Bool(b)) => Ok(b),
                 Some(Value::String(s)) if s == "true" => Ok(true),
                 Some(Value::String(s)) if s == "false" => Ok(false),
-                _ => Err(shape()),
+                _ => Err(not_boolean()),
             },
-            _ => Err(shape()),
+            _ => Err(not_boolean()),
         }
     }
 
     /// The rule-specific functions (user guide "Rule functions").
     fn rule_function(&self, name: &str, args: &Value, depth: usize) -> R<bool> {
-        let shape = || {
-            // Chosen.
-            Fail::Error(TemplateError::template(format!(
-                "every {name} object requires a list of 2 parameters."
-            )))
+        let function = match name {
+            "Fn::Contains" => Function::Contains,
+            "Fn::EachMemberEquals" => Function::EachMemberEquals,
+            _ => Function::EachMemberIn,
         };
+        let shape = || shape(function);
         let Value::Array(items) = args else {
             return Err(shape());
         };
@@ -688,11 +735,25 @@ fn normalize_value(value: Value) -> Value {
     }
 }
 
-/// Reported: AWS's text when a Fn::Sub variable is a list or a map.
+/// A Fn::Sub variable that is a list or a map.
 fn sub_not_string(name: &str) -> TemplateError {
-    TemplateError::template(format!(
-        "variable {name} in Fn::Sub expression does not resolve to a string"
-    ))
+    ErrorKind::SubNotString(name.to_string()).into()
+}
+
+/// The shape error of `function`.
+fn shape(function: Function) -> Fail {
+    Fail::Error(ErrorKind::Shape(function).into())
+}
+
+/// A condition name that is not declared, used by `function`.
+pub(crate) fn unresolved_condition(name: &str, function: &str) -> Fail {
+    Fail::Error(
+        ErrorKind::UnresolvedCondition {
+            name: name.to_string(),
+            function: function.to_string(),
+        }
+        .into(),
+    )
 }
 
 /// A piece of a Fn::Sub template string.
@@ -728,10 +789,7 @@ pub(crate) fn parse_sub(template: &str) -> Result<Vec<SubPiece>, TemplateError> 
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':'))
             {
-                // Reported AWS text.
-                return Err(TemplateError::template(
-                    "variable names in Fn::Sub syntax must contain only alphanumeric characters, underscores, periods, and colons",
-                ));
+                return Err(ErrorKind::SubVariableName.into());
             }
             if !text.is_empty() {
                 pieces.push(SubPiece::Text(std::mem::take(&mut text)));
@@ -808,9 +866,7 @@ impl<'a> Evaluator<'a> {
             Err(Fail::Error(err)) => Err(err.into()),
             // Every value is known at execution time; an unknown means a reference to a
             // resource the engine has not created.
-            Err(Fail::Unknown) => Err(EvalError::new(
-                "Template error: a referenced resource or value is not available yet",
-            )),
+            Err(Fail::Unknown) => Err(ErrorKind::NotAvailable.into()),
         }
     }
 
@@ -822,7 +878,7 @@ impl<'a> Evaluator<'a> {
     /// The resource's `Properties`, evaluated: a JSON object without intrinsics.
     pub fn resource_properties(&self, logical_id: &str) -> Result<Value, EvalError> {
         let decl = self.resolved.resources.get(logical_id).ok_or_else(|| {
-            EvalError::new(format!("Resource {logical_id} is not part of the stack"))
+            EvalError::from(ErrorKind::ResourceNotInStack(logical_id.to_string()))
         })?;
         match Self::run(&self.scope(Block::Resources), &decl.properties)? {
             Some(v @ Value::Object(_)) => Ok(v),
@@ -836,7 +892,7 @@ impl<'a> Evaluator<'a> {
             .resolved
             .outputs
             .get(key)
-            .ok_or_else(|| EvalError::new(format!("Output {key} is not part of the stack")))?;
+            .ok_or_else(|| EvalError::from(ErrorKind::OutputNotInStack(key.to_string())))?;
         let mut scope = self.scope(Block::Outputs);
         scope.output_key = Some(key);
         let value = Self::run(&scope, &decl.value)?;

@@ -11,12 +11,12 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::{msg, Block, TemplateError};
+use super::error::{Block, Budget, ErrorKind, TemplateError};
 use super::eval::{Fail, Scope};
 use super::limits;
 use super::model::{Inner, OutputDecl, Pseudo, ResourceDecl};
 use super::params::{scalar_text, BoundParameters};
-use super::parse::{parse_output, parse_resource};
+use super::parse::{check_output_count, check_resource_count, parse_output, parse_resource};
 
 /// The sections resolution works on: the declared ones, or `Fn::ForEach`'s expansion.
 pub(crate) struct Sections {
@@ -28,11 +28,8 @@ pub(crate) struct Sections {
 
 const PREFIX: &str = "Fn::ForEach::";
 
-/// Chosen: the shape message (AWS's is unrecorded).
-fn shape(name: &str) -> TemplateError {
-    TemplateError::format(format!(
-        "{name} requires a list of three elements: an identifier, a collection and a map of output keys to fragments"
-    ))
+fn shape(name: &str) -> Fail {
+    Fail::Error(ErrorKind::ForEachShape(name.to_string()).into())
 }
 
 struct Expander<'a> {
@@ -44,7 +41,7 @@ impl Expander<'_> {
     /// `value` with every `Fn::ForEach::` key expanded (depth-first, inner loops after outer).
     fn value(&mut self, value: &Value, depth: usize) -> Result<Value, Fail> {
         if depth > limits::MAX_DEPTH {
-            return Err(Fail::Error(msg::budget()));
+            return Err(Fail::Error(ErrorKind::Budget(Budget::Depth).into()));
         }
         match value {
             Value::Object(map) => Ok(Value::Object(self.map(map, depth)?)),
@@ -67,10 +64,13 @@ impl Expander<'_> {
             }
             for (k, fragment) in self.expand(key, v, depth)? {
                 if out.contains_key(&k) {
-                    // Chosen.
-                    return Err(Fail::Error(TemplateError::format(format!(
-                        "{key} produces the key {k}, which is already defined"
-                    ))));
+                    return Err(Fail::Error(
+                        ErrorKind::ForEachDuplicateKey {
+                            name: key.clone(),
+                            key: k,
+                        }
+                        .into(),
+                    ));
                 }
                 out.insert(k, fragment);
             }
@@ -86,24 +86,24 @@ impl Expander<'_> {
         depth: usize,
     ) -> Result<Vec<(String, Value)>, Fail> {
         let Value::Array(parts) = args else {
-            return Err(Fail::Error(shape(name)));
+            return Err(shape(name));
         };
         let [Value::String(id), collection, Value::Object(template)] = parts.as_slice() else {
-            return Err(Fail::Error(shape(name)));
+            return Err(shape(name));
         };
         let items: Vec<String> = match self.scope.eval(collection, 0)? {
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|i| scalar_text(i).ok_or_else(|| Fail::Error(shape(name))))
+                .map(|i| scalar_text(i).ok_or_else(|| shape(name)))
                 .collect::<Result<_, _>>()?,
-            _ => return Err(Fail::Error(shape(name))),
+            _ => return Err(shape(name)),
         };
         let mut out = Vec::new();
         for item in &items {
             for (key, fragment) in template {
                 self.produced += 1;
                 if self.produced > limits::MAX_EXPANSION {
-                    return Err(Fail::Error(msg::budget()));
+                    return Err(Fail::Error(ErrorKind::TransformationDataLimit.into()));
                 }
                 let key = substitute_text(key, id, item);
                 let fragment = substitute(fragment, id, item);
@@ -184,17 +184,12 @@ fn expand_document(
     for (id, decl) in section("Resources") {
         resources.insert(id.clone(), parse_resource(&id, &decl, true)?);
     }
-    if resources.len() > limits::MAX_RESOURCES {
-        return Err(TemplateError::format(format!(
-            "Resource count {} is greater than the maximum of {}",
-            resources.len(),
-            limits::MAX_RESOURCES
-        )));
-    }
+    check_resource_count(resources.len())?;
     let mut outputs = IndexMap::new();
     for (key, decl) in section("Outputs") {
         outputs.insert(key.clone(), parse_output(&key, &decl)?);
     }
+    check_output_count(outputs.len())?;
     let conditions: IndexMap<String, Value> = section("Conditions").into_iter().collect();
     Ok(Some(Sections {
         conditions,
@@ -226,5 +221,5 @@ pub(crate) fn expand(
         });
     }
     expand_document(inner, Some(params), Some(pseudo))?
-        .ok_or_else(|| TemplateError::format("Fn::ForEach collections must be lists of strings"))
+        .ok_or_else(|| ErrorKind::ForEachCollection.into())
 }

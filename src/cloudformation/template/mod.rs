@@ -46,9 +46,11 @@ mod eval;
 mod foreach;
 mod graph;
 pub mod limits;
+mod messages;
 mod model;
 mod params;
 mod parse;
+mod refs;
 mod resolve;
 mod yaml;
 
@@ -57,7 +59,10 @@ mod tests;
 
 use std::sync::Arc;
 
-pub use error::{EvalError, TemplateError};
+pub use error::{
+    Block, Budget, CidrProblem, Constraint, ErrorKind, EvalError, Function, Named, Quota,
+    TemplateError, TemplatePath,
+};
 pub use eval::{EvaluatedOutput, Evaluator};
 pub use model::{
     is_pseudo, AssertionDecl, OutputDecl, Pseudo, Resolved, ResourceDecl, ResourceValues, RuleDecl,

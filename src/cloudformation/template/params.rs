@@ -9,7 +9,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::error::TemplateError;
+use super::error::{Constraint, ErrorKind, TemplateError};
+use super::limits;
 
 /// One entry of `Parameters` (user guide "Parameters syntax").
 #[derive(Clone, Debug, PartialEq)]
@@ -177,30 +178,19 @@ pub(crate) fn scalar_text(value: &Value) -> Option<String> {
 pub(crate) fn parse_parameter(key: &str, decl: &Value) -> Result<ParameterDecl, TemplateError> {
     let Value::Object(decl) = decl else {
         // Chosen, in the wording of `Any Resources member must be an object.`.
-        return Err(TemplateError::format(
-            "Any Parameters member must be an object.",
-        ));
+        return Err(ErrorKind::ParameterNotObject.into());
     };
     for k in decl.keys() {
         if !PARAMETER_KEYS.contains(&k.as_str()) {
-            // AWS (reported).
-            return Err(TemplateError::format(format!(
-                "Invalid template parameter property '{k}'"
-            )));
+            return Err(ErrorKind::InvalidParameterProperty(k.clone()).into());
         }
     }
     let Some(type_value) = decl.get("Type") else {
-        // AWS (contract §6.3).
-        return Err(TemplateError::format(
-            "Every Parameters object must contain a Type member.",
-        ));
+        return Err(ErrorKind::ParameterWithoutType.into());
     };
     let type_name = scalar_text(type_value).unwrap_or_default();
     let Some(parameter_type) = ParameterType::parse(&type_name) else {
-        // Reported (Eucalyptus's AWS-compatible text).
-        return Err(TemplateError::format(format!(
-            "Unrecognized parameter type: {type_name}"
-        )));
+        return Err(ErrorKind::UnrecognizedParameterType(type_name).into());
     };
     let default = match decl.get("Default") {
         None => None,
@@ -209,20 +199,12 @@ pub(crate) fn parse_parameter(key: &str, decl: &Value) -> Result<ParameterDecl, 
             let texts: Option<Vec<String>> = items.iter().map(scalar_text).collect();
             match texts {
                 Some(texts) => Some(texts.join(",")),
-                None => {
-                    return Err(TemplateError::format(
-                        "Every Default member must be a string.",
-                    ))
-                }
+                None => return Err(ErrorKind::MemberNotString("Default".into()).into()),
             }
         }
         Some(v) => match scalar_text(v) {
             Some(s) => Some(s),
-            None => {
-                return Err(TemplateError::format(
-                    "Every Default member must be a string.",
-                ))
-            }
+            None => return Err(ErrorKind::MemberNotString("Default".into()).into()),
         },
     };
     let allowed_values = match decl.get("AllowedValues") {
@@ -231,43 +213,32 @@ pub(crate) fn parse_parameter(key: &str, decl: &Value) -> Result<ParameterDecl, 
             let texts: Option<Vec<String>> = items.iter().map(scalar_text).collect();
             match texts {
                 Some(texts) => Some(texts),
-                None => {
-                    return Err(TemplateError::format(
-                        "Every AllowedValues value must be a string.",
-                    ))
-                }
+                None => return Err(ErrorKind::AllowedValueNotString.into()),
             }
         }
-        // AWS (contract §6.3).
-        Some(_) => {
-            return Err(TemplateError::format(
-                "Every AllowedValues member must be a list.",
-            ))
-        }
+        Some(_) => return Err(ErrorKind::AllowedValuesNotList.into()),
     };
     let text = |name: &str| -> Result<Option<String>, TemplateError> {
         match decl.get(name) {
             None => Ok(None),
-            Some(v) => scalar_text(v).map(Some).ok_or_else(|| {
-                TemplateError::format(format!("Every {name} member must be a string."))
-            }),
+            Some(v) => scalar_text(v)
+                .map(Some)
+                .ok_or_else(|| ErrorKind::MemberNotString(name.into()).into()),
         }
     };
     let number = |name: &str| -> Result<Option<f64>, TemplateError> {
         match text(name)? {
             None => Ok(None),
-            Some(s) => parse_number(&s).map(Some).ok_or_else(|| {
-                TemplateError::format(format!("Every {name} member must be a number."))
-            }),
+            Some(s) => parse_number(&s)
+                .map(Some)
+                .ok_or_else(|| ErrorKind::MemberNotNumber(name.into()).into()),
         }
     };
     let count = |name: &str| -> Result<Option<u64>, TemplateError> {
         match number(name)? {
             None => Ok(None),
             Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as u64)),
-            Some(_) => Err(TemplateError::format(format!(
-                "Every {name} member must be a non-negative integer."
-            ))),
+            Some(_) => Err(ErrorKind::MemberNotCount(name.into()).into()),
         }
     };
     let no_echo = match text("NoEcho")? {
@@ -409,58 +380,49 @@ pub(crate) fn bind(
     env: &dyn Environment,
 ) -> Result<BoundParameters, TemplateError> {
     if decls.is_empty() && !given.is_empty() {
-        // AWS (reported, contract §2.4).
-        return Err(TemplateError::new(
-            "Parameter values specified for a template which does not require them.",
-        ));
+        return Err(ErrorKind::ParametersNotExpected.into());
     }
-    let mut unknown: Vec<&str> = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
     for input in given {
-        if !decls.contains_key(&input.key) && !unknown.contains(&input.key.as_str()) {
-            unknown.push(&input.key);
+        if !decls.contains_key(&input.key) && !unknown.contains(&input.key) {
+            unknown.push(input.key.clone());
         }
     }
     if !unknown.is_empty() {
-        // AWS (contract §2.4).
-        return Err(TemplateError::new(format!(
-            "Parameters: [{}] do not exist in the template",
-            unknown.join(", ")
-        )));
+        return Err(ErrorKind::ParametersNotInTemplate(unknown).into());
     }
 
     let mut chosen: Vec<(&ParameterDecl, String)> = Vec::new();
-    let mut missing: Vec<&str> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
     for (key, decl) in decls {
         let input = given.iter().rev().find(|i| &i.key == key);
         let value = match input {
             Some(i) if i.use_previous_value => match previous.and_then(|p| p.get(key)) {
                 Some(prev) => Some(prev.value.clone()),
-                None => {
-                    // Unverified (contract §2.4; several emulators agree).
-                    return Err(TemplateError::new(format!(
-                        "Invalid input for parameter key {key}. Cannot specify usePreviousValue as true for a parameter key not in the previous template"
-                    )));
-                }
+                None => return Err(ErrorKind::NoPreviousValue(key.clone()).into()),
             },
             Some(ParameterInput { value: Some(v), .. }) => Some(v.clone()),
             _ => decl.default.clone(),
         };
         match value {
             Some(v) => chosen.push((decl, v)),
-            None => missing.push(key),
+            None => missing.push(key.clone()),
         }
     }
     if !missing.is_empty() {
-        // AWS (recorded: `Parameters: [Input] must have values`).
-        return Err(TemplateError::new(format!(
-            "Parameters: [{}] must have values",
-            missing.join(", ")
-        )));
+        return Err(ErrorKind::ParametersMissing(missing).into());
     }
 
     let mut values = IndexMap::new();
     let mut unfetched: Vec<String> = Vec::new();
     for (decl, value) in chosen {
+        if value.len() > limits::MAX_PARAMETER_VALUE_BYTES {
+            return Err(ErrorKind::ParameterValueTooLarge {
+                key: decl.key.clone(),
+                max: limits::MAX_PARAMETER_VALUE_BYTES,
+            }
+            .into());
+        }
         check_value(decl, &value)?;
         let resolved_value = match &decl.parameter_type {
             ParameterType::SsmValue(inner) => match env.ssm_parameter(&value) {
@@ -469,10 +431,7 @@ pub(crate) fn bind(
                         || (inner.is_number_list()
                             && resolved.split(',').any(|i| parse_number(i).is_none()))
                     {
-                        return Err(TemplateError::new(format!(
-                            "Parameter '{}' must be a number.",
-                            decl.key
-                        )));
+                        return Err(ErrorKind::ParameterNotNumber(decl.key.clone()).into());
                     }
                     Some(resolved)
                 }
@@ -495,11 +454,7 @@ pub(crate) fn bind(
         );
     }
     if !unfetched.is_empty() {
-        // AWS (contract §2.4).
-        return Err(TemplateError::new(format!(
-            "Unable to fetch parameters [{}] from parameter store for this account.",
-            unfetched.join(",")
-        )));
+        return Err(ErrorKind::SsmParametersUnfetched(unfetched).into());
     }
     Ok(BoundParameters { values })
 }
@@ -520,26 +475,19 @@ fn check_value(decl: &ParameterDecl, value: &str) -> Result<(), TemplateError> {
     };
     let numeric = ty.is_number() || ty.is_number_list();
     if numeric && items.iter().any(|i| parse_number(i).is_none()) {
-        // AWS (contract §2.4).
-        return Err(TemplateError::new(format!(
-            "Parameter '{key}' must be a number."
-        )));
+        return Err(ErrorKind::ParameterNotNumber(key.clone()).into());
     }
-    let constraint = |message: String| -> TemplateError {
-        match &decl.constraint_description {
-            // AWS (reported, contract §2.4).
-            Some(desc) => TemplateError::new(format!(
-                "Parameter {key} failed to satisfy constraint: {desc}"
-            )),
-            None => TemplateError::new(message),
+    let constraint = |constraint: Constraint| -> TemplateError {
+        ErrorKind::ParameterConstraint {
+            key: key.clone(),
+            constraint,
+            description: decl.constraint_description.clone(),
         }
+        .into()
     };
     if let Some(allowed) = &decl.allowed_values {
         if items.iter().any(|i| !allowed.iter().any(|a| a == i)) {
-            // AWS (reported; acceptance test_cfn_deploy).
-            return Err(constraint(format!(
-                "Parameter '{key}' must be one of AllowedValues"
-            )));
+            return Err(constraint(Constraint::AllowedValues));
         }
     }
     if let Some(pattern) = &decl.allowed_pattern {
@@ -547,28 +495,19 @@ fn check_value(decl: &ParameterDecl, value: &str) -> Result<(), TemplateError> {
         // regex crate cannot compile (look-around, backreferences) is not enforced (decision).
         if let Ok(re) = regex::Regex::new(&format!("^(?:{pattern})$")) {
             if items.iter().any(|i| !re.is_match(i)) {
-                // AWS (measured by another emulator, contract §2.4).
-                return Err(constraint(format!(
-                    "Parameter '{key}' must match pattern {pattern}"
-                )));
+                return Err(constraint(Constraint::AllowedPattern(pattern.clone())));
             }
         }
     }
     let length = value.chars().count() as u64;
     if let Some(min) = decl.min_length {
         if length < min {
-            // Unverified (contract §2.4).
-            return Err(constraint(format!(
-                "Parameter '{key}' must contain at least {min} characters"
-            )));
+            return Err(constraint(Constraint::MinLength(min)));
         }
     }
     if let Some(max) = decl.max_length {
         if length > max {
-            // Unverified (contract §2.4).
-            return Err(constraint(format!(
-                "Parameter '{key}' must contain at most {max} characters"
-            )));
+            return Err(constraint(Constraint::MaxLength(max)));
         }
     }
     if ty.is_number() || ty.is_number_list() {
@@ -576,20 +515,12 @@ fn check_value(decl: &ParameterDecl, value: &str) -> Result<(), TemplateError> {
             let n = parse_number(item).unwrap_or_default();
             if let Some(min) = decl.min_value {
                 if n < min {
-                    // Unverified (contract §2.4).
-                    return Err(constraint(format!(
-                        "Parameter '{key}' must be a number not less than {}",
-                        number_text(min)
-                    )));
+                    return Err(constraint(Constraint::MinValue(number_text(min))));
                 }
             }
             if let Some(max) = decl.max_value {
                 if n > max {
-                    // Unverified (contract §2.4).
-                    return Err(constraint(format!(
-                        "Parameter '{key}' must be a number not greater than {}",
-                        number_text(max)
-                    )));
+                    return Err(constraint(Constraint::MaxValue(number_text(max))));
                 }
             }
         }

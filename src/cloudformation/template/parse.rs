@@ -9,7 +9,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::{msg, TemplateError};
+use super::error::{ErrorKind, Named, Quota, TemplateError};
 use super::limits;
 use super::model::{AssertionDecl, Inner, OutputDecl, ResourceDecl, RuleDecl, LANGUAGE_EXTENSIONS};
 use super::params::{parse_parameter, ParameterDecl};
@@ -55,73 +55,72 @@ pub(crate) fn load(body: &str) -> Result<(Value, bool), TemplateError> {
         return serde_json::from_str::<Value>(body)
             .map(|doc| (doc, true))
             .map_err(|err| {
-                // AWS (contract §6.4): `JSON not well-formed. (line 1, column 25)`.
-                TemplateError::format(format!(
-                    "JSON not well-formed. (line {}, column {})",
-                    err.line(),
-                    err.column()
-                ))
+                ErrorKind::JsonNotWellFormed {
+                    line: err.line(),
+                    column: err.column(),
+                }
+                .into()
             });
     }
     match yaml::load(body) {
         Ok(doc) => Ok((doc, false)),
-        // AWS (contract §6.4): `YAML not well-formed. (line L, column C)`.
-        Err(YamlError::NotWellFormed { line, column }) => Err(TemplateError::format(format!(
-            "YAML not well-formed. (line {line}, column {column})"
-        ))),
-        // Chosen (the user guide lists aliases as unsupported).
-        Err(YamlError::Alias { line, column }) => Err(TemplateError::format(format!(
-            "YAML aliases are not allowed in CloudFormation templates (line {line}, column {column})"
-        ))),
+        Err(YamlError::NotWellFormed { line, column }) => {
+            Err(ErrorKind::YamlNotWellFormed { line, column }.into())
+        }
+        Err(YamlError::Alias { line, column }) => Err(ErrorKind::YamlAlias { line, column }.into()),
     }
+}
+
+/// The checks of a loaded document that evaluate nothing, in the order AWS reports them: the
+/// document is a map, its transforms (a transform Cumulo cannot run is named first: its
+/// template may use sections and types only the transform knows, SAM's `Globals` and
+/// `AWS::Serverless::*`), macros, nulls, section names, the format version and the
+/// description. Returns the top-level map and the transforms.
+pub(crate) fn outline(
+    document: &Value,
+) -> Result<(&Map<String, Value>, Vec<String>), TemplateError> {
+    let Value::Object(top) = document else {
+        return Err(ErrorKind::UnsupportedStructure.into());
+    };
+    let transforms = parse_transforms(top.get("Transform"))?;
+    refuse_macros(document)?;
+    check_nulls(document, &mut Vec::new())?;
+
+    let unknown: Vec<String> = top
+        .keys()
+        .filter(|k| !SECTIONS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ErrorKind::InvalidSections(unknown).into());
+    }
+    if let Some(version) = top.get("AWSTemplateFormatVersion") {
+        if version.as_str() != Some("2010-09-09") {
+            return Err(ErrorKind::UnsupportedFormatVersion.into());
+        }
+    }
+    match top.get("Description") {
+        None => {}
+        Some(Value::String(s)) if s.len() > limits::MAX_DESCRIPTION_BYTES => {
+            return Err(ErrorKind::DescriptionTooLong {
+                max: limits::MAX_DESCRIPTION_BYTES,
+            }
+            .into())
+        }
+        Some(Value::String(_)) => {}
+        Some(_) => return Err(ErrorKind::DescriptionNotString.into()),
+    }
+    Ok((top, transforms))
 }
 
 pub(crate) fn parse(body: &str) -> Result<Inner, TemplateError> {
     let (document, is_json) = load(body)?;
-    let Value::Object(top) = &document else {
-        // AWS (recorded, a macro returning a non-object: `Template format error: unsupported
-        // structure.`).
-        return Err(TemplateError::format("unsupported structure."));
-    };
-    // A transform Cumulo cannot run is named first: its template may use sections and types
-    // only the transform knows (SAM's `Globals`, `AWS::Serverless::*`).
-    let transforms = parse_transforms(top.get("Transform"))?;
+    let (top, transforms) = outline(&document)?;
     let language_extensions = transforms.iter().any(|t| t == LANGUAGE_EXTENSIONS);
-    refuse_macros(&document)?;
-    check_nulls(&document, &mut String::new())?;
-
-    let unknown: Vec<&str> = top
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !SECTIONS.contains(k))
-        .collect();
-    if !unknown.is_empty() {
-        // AWS (widely reported).
-        return Err(TemplateError::format(format!(
-            "Invalid template property or properties [{}]",
-            unknown.join(", ")
-        )));
-    }
-
-    if let Some(version) = top.get("AWSTemplateFormatVersion") {
-        if version.as_str() != Some("2010-09-09") {
-            // Eucalyptus's AWS-compatible text (AWS's own is unrecorded).
-            return Err(TemplateError::format(
-                "unsupported value for AWSTemplateFormatVersion.",
-            ));
-        }
-    }
-
-    let description = match top.get("Description") {
-        None => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        // Chosen.
-        Some(_) => {
-            return Err(TemplateError::format(
-                "Every Description member must be a string.",
-            ))
-        }
-    };
+    let description = top
+        .get("Description")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let metadata = top.get("Metadata").cloned();
 
     let parameters = parse_parameters(top.get("Parameters"))?;
@@ -150,27 +149,22 @@ pub(crate) fn parse(body: &str) -> Result<Inner, TemplateError> {
 }
 
 /// AWS: `[/Outputs/MyOutput/Value] 'null' values are not allowed in templates` (contract §6.3).
-fn check_nulls(value: &Value, path: &mut String) -> Result<(), TemplateError> {
+fn check_nulls(value: &Value, path: &mut Vec<String>) -> Result<(), TemplateError> {
     match value {
-        Value::Null => Err(TemplateError::new(format!(
-            "[{path}] 'null' values are not allowed in templates"
-        ))),
+        Value::Null => Err(TemplateError::new(ErrorKind::NullValue).under(path)),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("/{i}"));
+                path.push(i.to_string());
                 check_nulls(item, path)?;
-                path.truncate(len);
+                path.pop();
             }
             Ok(())
         }
         Value::Object(map) => {
             for (k, v) in map {
-                let len = path.len();
-                path.push('/');
-                path.push_str(k);
+                path.push(k.clone());
                 check_nulls(v, path)?;
-                path.truncate(len);
+                path.pop();
             }
             Ok(())
         }
@@ -193,20 +187,12 @@ fn parse_transforms(value: Option<&Value>) -> Result<Vec<String>, TemplateError>
             Value::String(s) => s.clone(),
             Value::Object(m) => match m.get("Name") {
                 Some(Value::String(s)) => s.clone(),
-                _ => {
-                    return Err(TemplateError::format(
-                        "Every Transform member must contain a Name.",
-                    ))
-                }
+                _ => return Err(ErrorKind::TransformWithoutName.into()),
             },
-            _ => {
-                return Err(TemplateError::format(
-                    "Transform must be a string or a list of strings.",
-                ))
-            }
+            _ => return Err(ErrorKind::TransformShape.into()),
         };
         if name != LANGUAGE_EXTENSIONS {
-            return Err(msg::unsupported_transform(&name));
+            return Err(ErrorKind::UnsupportedTransform(name).into());
         }
         names.push(name);
     }
@@ -222,7 +208,7 @@ fn refuse_macros(value: &Value) -> Result<(), TemplateError> {
                     .get("Name")
                     .and_then(Value::as_str)
                     .unwrap_or("Fn::Transform");
-                return Err(msg::unsupported_transform(name));
+                return Err(ErrorKind::UnsupportedTransform(name.to_string()).into());
             }
             map.values().try_for_each(refuse_macros)
         }
@@ -238,10 +224,7 @@ fn section<'a>(
     match value {
         None => Ok(None),
         Some(Value::Object(map)) => Ok(Some(map)),
-        // Chosen, in the wording of `Any Resources member must be an object.`.
-        Some(_) => Err(TemplateError::format(format!(
-            "The {name} section must be an object."
-        ))),
+        Some(_) => Err(ErrorKind::SectionNotObject(name.to_string()).into()),
     }
 }
 
@@ -258,21 +241,15 @@ fn parse_parameters(
         return Ok(out);
     };
     if map.len() > limits::MAX_PARAMETERS {
-        // Chosen.
-        return Err(TemplateError::format(format!(
-            "Parameter count {} is greater than the maximum of {}",
-            map.len(),
-            limits::MAX_PARAMETERS
-        )));
+        return Err(quota(Quota::Parameters, map.len(), limits::MAX_PARAMETERS));
     }
     for (key, decl) in map {
         if !is_alphanumeric(key) {
-            // AWS (contract §6.1).
-            return Err(TemplateError::format(format!(
-                "Parameter name {key} is non alphanumeric."
-            )));
+            return Err(non_alphanumeric(Named::Parameter, key));
         }
-        out.insert(key.clone(), parse_parameter(key, decl)?);
+        let decl =
+            parse_parameter(key, decl).map_err(|e| e.under(&["Parameters", key.as_str()]))?;
+        out.insert(key.clone(), decl);
     }
     Ok(out)
 }
@@ -283,24 +260,16 @@ fn parse_mappings(value: Option<&Value>) -> Result<IndexMap<String, Value>, Temp
         return Ok(out);
     };
     if map.len() > limits::MAX_MAPPINGS {
-        return Err(TemplateError::format(format!(
-            "Mapping count {} is greater than the maximum of {}",
-            map.len(),
-            limits::MAX_MAPPINGS
-        )));
+        return Err(quota(Quota::Mappings, map.len(), limits::MAX_MAPPINGS));
     }
     for (name, mapping) in map {
-        // AWS (contract §6.2): `Every Mappings member A must be a map`.
+        let at = |e: TemplateError| e.under(&["Mappings", name.as_str()]);
         let Value::Object(keys) = mapping else {
-            return Err(TemplateError::format(format!(
-                "Every Mappings member {name} must be a map"
-            )));
+            return Err(at(ErrorKind::MappingNotMap(name.clone()).into()));
         };
         for (key, attributes) in keys {
             let Value::Object(attributes) = attributes else {
-                return Err(TemplateError::format(format!(
-                    "Every Mappings member {key} must be a map"
-                )));
+                return Err(at(ErrorKind::MappingNotMap(key.clone()).into()));
             };
             for value in attributes.values() {
                 let ok = match value {
@@ -311,10 +280,7 @@ fn parse_mappings(value: Option<&Value>) -> Result<IndexMap<String, Value>, Temp
                     _ => false,
                 };
                 if !ok {
-                    // AWS (contract §6.2).
-                    return Err(TemplateError::format(
-                        "Every Mappings attribute must be a String or a List.",
-                    ));
+                    return Err(at(ErrorKind::MappingAttributeShape.into()));
                 }
             }
         }
@@ -337,10 +303,10 @@ fn parse_conditions(
             continue;
         }
         if !cond.is_object() {
-            // Chosen, in the wording of `Any Resources member must be an object.`.
-            return Err(TemplateError::format(format!(
-                "Every Conditions member must be an object: {name}"
-            )));
+            return Err(
+                TemplateError::new(ErrorKind::ConditionNotObject(name.clone()))
+                    .under(&["Conditions", name.as_str()]),
+            );
         }
         out.insert(name.clone(), cond.clone());
     }
@@ -353,71 +319,57 @@ fn parse_rules(value: Option<&Value>) -> Result<IndexMap<String, RuleDecl>, Temp
         return Ok(out);
     };
     for (name, rule) in map {
-        // Chosen messages, in the Resources wording.
-        let Value::Object(rule) = rule else {
-            return Err(TemplateError::format(format!(
-                "Every Rules member must be an object: {name}"
-            )));
-        };
-        for key in rule.keys() {
-            if key != "RuleCondition" && key != "Assertions" {
-                return Err(TemplateError::format(format!(
-                    "Invalid rule property '{key}' in rule {name}"
-                )));
-            }
-        }
-        let Some(Value::Array(items)) = rule.get("Assertions") else {
-            return Err(TemplateError::format(format!(
-                "Every Rules member must contain an Assertions list: {name}"
-            )));
-        };
-        let mut assertions = Vec::new();
-        for item in items {
-            let Some(assert) = item.get("Assert") else {
-                return Err(TemplateError::format(format!(
-                    "Every Assertions member must contain an Assert object: {name}"
-                )));
-            };
-            let assert_description = match item.get("AssertDescription") {
-                None => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(_) => {
-                    return Err(TemplateError::format(format!(
-                        "Every AssertDescription must be a string: {name}"
-                    )))
-                }
-            };
-            assertions.push(AssertionDecl {
-                assert: assert.clone(),
-                assert_description,
-            });
-        }
-        out.insert(
-            name.clone(),
-            RuleDecl {
-                rule_condition: rule.get("RuleCondition").cloned(),
-                assertions,
-            },
-        );
+        let rule = parse_rule(name, rule).map_err(|e| e.under(&["Rules", name.as_str()]))?;
+        out.insert(name.clone(), rule);
     }
     Ok(out)
+}
+
+fn parse_rule(name: &str, rule: &Value) -> Result<RuleDecl, TemplateError> {
+    let Value::Object(rule) = rule else {
+        return Err(ErrorKind::RuleNotObject(name.to_string()).into());
+    };
+    for key in rule.keys() {
+        if key != "RuleCondition" && key != "Assertions" {
+            return Err(ErrorKind::InvalidRuleProperty {
+                key: key.clone(),
+                rule: name.to_string(),
+            }
+            .into());
+        }
+    }
+    let Some(Value::Array(items)) = rule.get("Assertions") else {
+        return Err(ErrorKind::RuleWithoutAssertions(name.to_string()).into());
+    };
+    let mut assertions = Vec::new();
+    for item in items {
+        let Some(assert) = item.get("Assert") else {
+            return Err(ErrorKind::AssertionWithoutAssert(name.to_string()).into());
+        };
+        let assert_description = match item.get("AssertDescription") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(ErrorKind::AssertDescriptionNotString(name.to_string()).into()),
+        };
+        assertions.push(AssertionDecl {
+            assert: assert.clone(),
+            assert_description,
+        });
+    }
+    Ok(RuleDecl {
+        rule_condition: rule.get("RuleCondition").cloned(),
+        assertions,
+    })
 }
 
 fn parse_resources(
     value: Option<&Value>,
     language_extensions: bool,
 ) -> Result<IndexMap<String, ResourceDecl>, TemplateError> {
-    let Some(map) = section(value, "Resources")? else {
-        // AWS (contract §6.4).
-        return Err(TemplateError::format(
-            "At least one Resources member must be defined.",
-        ));
+    let map = match section(value, "Resources")? {
+        Some(map) if !map.is_empty() => map,
+        _ => return Err(ErrorKind::NoResources.into()),
     };
-    if map.is_empty() {
-        return Err(TemplateError::format(
-            "At least one Resources member must be defined.",
-        ));
-    }
     let mut out = IndexMap::new();
     for (id, decl) in map {
         if language_extensions && id.starts_with("Fn::ForEach::") {
@@ -425,57 +377,64 @@ fn parse_resources(
         }
         out.insert(id.clone(), parse_resource(id, decl, language_extensions)?);
     }
-    if out.len() > limits::MAX_RESOURCES {
-        // Chosen.
-        return Err(TemplateError::format(format!(
-            "Resource count {} is greater than the maximum of {}",
-            out.len(),
-            limits::MAX_RESOURCES
-        )));
-    }
+    check_resource_count(out.len())?;
     Ok(out)
 }
 
-/// One `Resources` member; also used for members `Fn::ForEach` produces.
+/// The resources quota (500), on the declared resources and again after `Fn::ForEach`.
+pub(crate) fn check_resource_count(count: usize) -> Result<(), TemplateError> {
+    if count > limits::MAX_RESOURCES {
+        return Err(quota(Quota::Resources, count, limits::MAX_RESOURCES));
+    }
+    Ok(())
+}
+
+fn quota(quota: Quota, count: usize, max: usize) -> TemplateError {
+    ErrorKind::Quota { quota, count, max }.into()
+}
+
+fn non_alphanumeric(what: Named, name: &str) -> TemplateError {
+    ErrorKind::NonAlphanumeric {
+        what,
+        name: name.to_string(),
+    }
+    .into()
+}
+
+/// One `Resources` member; also used for members `Fn::ForEach` produces. Errors are under
+/// `Resources/<id>`.
 pub(crate) fn parse_resource(
     id: &str,
     decl: &Value,
     language_extensions: bool,
 ) -> Result<ResourceDecl, TemplateError> {
+    resource_decl(id, decl, language_extensions).map_err(|e| e.under(&["Resources", id]))
+}
+
+fn resource_decl(
+    id: &str,
+    decl: &Value,
+    language_extensions: bool,
+) -> Result<ResourceDecl, TemplateError> {
     if !is_alphanumeric(id) {
-        // AWS (contract §6.1).
-        return Err(TemplateError::format(format!(
-            "Resource name {id} is non alphanumeric."
-        )));
+        return Err(non_alphanumeric(Named::Resource, id));
     }
     let Value::Object(decl) = decl else {
-        // AWS (recorded).
-        return Err(TemplateError::format(
-            "Any Resources member must be an object.",
-        ));
+        return Err(ErrorKind::ResourceNotObject.into());
     };
     let Some(Value::String(type_name)) = decl.get("Type") else {
-        // AWS (contract §6.4).
-        return Err(TemplateError::format(format!(
-            "[/Resources/{id}] Every Resources object must contain a Type member."
-        )));
+        return Err(ErrorKind::ResourceWithoutType.into());
     };
     for key in decl.keys() {
         if !RESOURCE_KEYS.contains(&key.as_str()) {
-            // AWS (contract §6.3).
-            return Err(TemplateError::new(format!(
-                "Invalid template resource property '{key}'"
-            )));
+            return Err(ErrorKind::InvalidResourceProperty(key.clone()).into());
         }
     }
     let properties = match decl.get("Properties") {
         None => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v.clone(),
-        // Chosen.
         Some(_) => {
-            return Err(TemplateError::format(format!(
-                "[/Resources/{id}/Properties] Every Properties member must be an object."
-            )))
+            return Err(TemplateError::new(ErrorKind::PropertiesNotObject).under_key("Properties"))
         }
     };
     let depends_on = match decl.get("DependsOn") {
@@ -485,26 +444,19 @@ pub(crate) fn parse_resource(
             .iter()
             .filter_map(|i| i.as_str().map(str::to_string))
             .collect(),
-        // AWS (reported).
-        Some(_) => {
-            return Err(TemplateError::format(
-                "DependsOn must be a string or list of strings.",
-            ))
-        }
+        Some(_) => return Err(ErrorKind::DependsOnShape.into()),
     };
     let condition = condition_name(decl.get("Condition"))?;
     let deletion_policy = policy(
         decl.get("DeletionPolicy"),
         "DeletionPolicy",
         DELETION_POLICIES,
-        id,
         language_extensions,
     )?;
     let update_replace_policy = policy(
         decl.get("UpdateReplacePolicy"),
         "UpdateReplacePolicy",
         UPDATE_REPLACE_POLICIES,
-        id,
         language_extensions,
     )?;
     Ok(ResourceDecl {
@@ -526,10 +478,7 @@ fn condition_name(value: Option<&Value>) -> Result<Option<String>, TemplateError
     match value {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        // AWS (reported).
-        Some(_) => Err(TemplateError::format(
-            "Every Condition member must be a string.",
-        )),
+        Some(_) => Err(TemplateError::new(ErrorKind::ConditionNotString).under_key("Condition")),
     }
 }
 
@@ -539,36 +488,33 @@ fn policy(
     value: Option<&Value>,
     attribute: &str,
     allowed: &[&str],
-    id: &str,
     language_extensions: bool,
 ) -> Result<Option<String>, TemplateError> {
     match value {
         None => Ok(None),
-        Some(Value::String(s)) => check_policy(s, attribute, allowed, id).map(|()| Some(s.clone())),
+        Some(Value::String(s)) => check_policy(s, attribute, allowed).map(|()| Some(s.clone())),
         Some(v @ Value::Object(_)) if language_extensions => Ok(Some(v.to_string())),
-        Some(_) => Err(policy_error(attribute, id)),
+        Some(_) => Err(policy_error(attribute)),
     }
 }
 
-/// Checks a policy value against its attribute's allowed values.
+/// Checks a policy value against its attribute's allowed values; the error is under
+/// `<attribute>` (the caller adds `Resources/<id>`).
 pub(crate) fn check_policy(
     value: &str,
     attribute: &str,
     allowed: &[&str],
-    id: &str,
 ) -> Result<(), TemplateError> {
     if allowed.contains(&value) {
         Ok(())
     } else {
-        Err(policy_error(attribute, id))
+        Err(policy_error(attribute))
     }
 }
 
-/// Chosen (AWS's text is unrecorded).
-fn policy_error(attribute: &str, id: &str) -> TemplateError {
-    TemplateError::format(format!(
-        "[/Resources/{id}/{attribute}] {attribute} must be one of the supported values"
-    ))
+/// The policy error, under `<attribute>`.
+pub(crate) fn policy_error(attribute: &str) -> TemplateError {
+    TemplateError::new(ErrorKind::UnsupportedPolicy(attribute.to_string())).under_key(attribute)
 }
 
 fn parse_outputs(
@@ -585,60 +531,43 @@ fn parse_outputs(
         }
         out.insert(key.clone(), parse_output(key, decl)?);
     }
-    if out.len() > limits::MAX_OUTPUTS {
-        // Chosen.
-        return Err(TemplateError::format(format!(
-            "Output count {} is greater than the maximum of {}",
-            out.len(),
-            limits::MAX_OUTPUTS
-        )));
-    }
+    check_output_count(out.len())?;
     Ok(out)
 }
 
-/// One `Outputs` member; also used for members `Fn::ForEach` produces.
+/// The outputs quota (200), on the declared outputs and again after `Fn::ForEach`.
+pub(crate) fn check_output_count(count: usize) -> Result<(), TemplateError> {
+    if count > limits::MAX_OUTPUTS {
+        return Err(quota(Quota::Outputs, count, limits::MAX_OUTPUTS));
+    }
+    Ok(())
+}
+
+/// One `Outputs` member; also used for members `Fn::ForEach` produces. Errors are under
+/// `Outputs/<key>`.
 pub(crate) fn parse_output(key: &str, decl: &Value) -> Result<OutputDecl, TemplateError> {
+    output_decl(key, decl).map_err(|e| e.under(&["Outputs", key]))
+}
+
+fn output_decl(key: &str, decl: &Value) -> Result<OutputDecl, TemplateError> {
     if !is_alphanumeric(key) {
-        // Chosen, in the wording of the resource-name message.
-        return Err(TemplateError::format(format!(
-            "Output name {key} is non alphanumeric."
-        )));
+        return Err(non_alphanumeric(Named::Output, key));
     }
     let Value::Object(decl) = decl else {
-        return Err(TemplateError::format(
-            "Every Outputs member must contain a Value object",
-        ));
+        return Err(ErrorKind::OutputWithoutValue.into());
     };
     for k in decl.keys() {
         if !matches!(k.as_str(), "Value" | "Description" | "Export" | "Condition") {
-            // Chosen, in the wording of the resource-property message.
-            return Err(TemplateError::format(format!(
-                "Invalid template output property '{k}'"
-            )));
+            return Err(ErrorKind::InvalidOutputProperty(k.clone()).into());
         }
     }
     let Some(value) = decl.get("Value") else {
-        // AWS (contract §6.3).
-        return Err(TemplateError::format(
-            "Every Outputs member must contain a Value object",
-        ));
+        return Err(ErrorKind::OutputWithoutValue.into());
     };
     let export_name = match decl.get("Export") {
         None => None,
-        Some(Value::Object(export)) => match export.get("Name") {
-            Some(name) => Some(name.clone()),
-            // Chosen.
-            None => {
-                return Err(TemplateError::format(format!(
-                    "[/Outputs/{key}/Export] Every Export member must contain a Name"
-                )))
-            }
-        },
-        Some(_) => {
-            return Err(TemplateError::format(format!(
-                "[/Outputs/{key}/Export] Every Export member must contain a Name"
-            )))
-        }
+        Some(Value::Object(export)) if export.contains_key("Name") => export.get("Name").cloned(),
+        Some(_) => return Err(TemplateError::new(ErrorKind::ExportWithoutName).under_key("Export")),
     };
     let condition = condition_name(decl.get("Condition"))?;
     Ok(OutputDecl {

@@ -12,256 +12,15 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::error::{msg, Block, TemplateError};
-use super::eval::{is_function_key, parse_sub, ConditionLookup, Fail, Scope, SubPiece, R};
+use super::error::{Block, ErrorKind, TemplateError};
+use super::eval::{ConditionLookup, Fail, Scope, R};
 use super::foreach::{self, Sections};
 use super::graph::NameGraph;
-use super::limits;
 use super::model::{is_pseudo, Inner, OutputDecl, Pseudo, Resolved, ResourceDecl};
 use super::params::BoundParameters;
-use super::parse::{check_policy, DELETION_POLICIES, UPDATE_REPLACE_POLICIES};
+use super::parse::{check_policy, policy_error, DELETION_POLICIES, UPDATE_REPLACE_POLICIES};
+use super::refs::{unresolved_condition, Collector, Reference};
 use crate::cloudformation::registry;
-
-/// A reference found in a value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Reference {
-    /// `Ref name` or `${name}`.
-    Ref(String),
-    /// `Fn::GetAtt [resource, attribute]` or `${resource.attribute}`; the attribute is `None`
-    /// when it is computed.
-    GetAtt(String, Option<String>),
-}
-
-/// Collects references in `value`, checking intrinsic shapes on the way. `conditions`, when
-/// known, prunes the branch of `Fn::If` not taken; `defined` lists the condition names.
-struct Collector<'a> {
-    inner: &'a Inner,
-    /// Every declared resource (conditions or not).
-    declared: &'a IndexMap<String, ResourceDecl>,
-    defined: &'a IndexMap<String, Value>,
-    conditions: Option<&'a IndexMap<String, bool>>,
-    refs: Vec<Reference>,
-    /// How many `Fn::If` branches enclose the walk when the condition is unknown.
-    unknown_if_depth: usize,
-    /// The indices in `refs` of the references found at `unknown_if_depth == 0`: those
-    /// every resolution keeps, whatever the parameter values.
-    certain: Vec<usize>,
-    steps: u64,
-}
-
-impl<'a> Collector<'a> {
-    fn new(
-        inner: &'a Inner,
-        declared: &'a IndexMap<String, ResourceDecl>,
-        defined: &'a IndexMap<String, Value>,
-        conditions: Option<&'a IndexMap<String, bool>>,
-    ) -> Collector<'a> {
-        Collector {
-            inner,
-            declared,
-            defined,
-            conditions,
-            refs: Vec::new(),
-            unknown_if_depth: 0,
-            certain: Vec::new(),
-            steps: 0,
-        }
-    }
-
-    /// Records a reference (see `certain`).
-    fn push(&mut self, reference: Reference) {
-        if self.unknown_if_depth == 0 {
-            self.certain.push(self.refs.len());
-        }
-        self.refs.push(reference);
-    }
-
-    fn walk(&mut self, value: &Value, depth: usize) -> Result<(), TemplateError> {
-        self.steps += 1;
-        if depth > limits::MAX_DEPTH || self.steps > limits::FUEL {
-            return Err(msg::budget());
-        }
-        match value {
-            Value::Array(items) => items.iter().try_for_each(|i| self.walk(i, depth + 1)),
-            Value::Object(map) => {
-                if map.len() == 1 {
-                    if let Some((key, args)) = map.iter().next() {
-                        if is_function_key(key) {
-                            return self.function(key, args, depth + 1);
-                        }
-                    }
-                }
-                map.values().try_for_each(|v| self.walk(v, depth + 1))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn function(&mut self, name: &str, args: &Value, depth: usize) -> Result<(), TemplateError> {
-        let le = self.inner.language_extensions;
-        match name {
-            "Ref" => match args {
-                Value::String(s) => {
-                    self.push(Reference::Ref(s.clone()));
-                    Ok(())
-                }
-                _ => Err(msg::ref_shape()),
-            },
-            "Fn::GetAtt" => match args {
-                Value::String(s) => match s.split_once('.') {
-                    Some((r, a)) if !r.is_empty() && !a.is_empty() => {
-                        self.push(Reference::GetAtt(r.to_string(), Some(a.to_string())));
-                        Ok(())
-                    }
-                    _ => Err(msg::getatt_shape()),
-                },
-                Value::Array(items) if items.len() == 2 => {
-                    let Value::String(res) = &items[0] else {
-                        return Err(msg::getatt_shape());
-                    };
-                    let attr = match &items[1] {
-                        Value::String(a) => Some(a.clone()),
-                        Value::Object(_) => {
-                            self.walk(&items[1], depth)?;
-                            None
-                        }
-                        _ => return Err(msg::getatt_shape()),
-                    };
-                    if res.is_empty() || attr.as_deref() == Some("") {
-                        return Err(msg::getatt_shape());
-                    }
-                    self.push(Reference::GetAtt(res.clone(), attr));
-                    Ok(())
-                }
-                _ => Err(msg::getatt_shape()),
-            },
-            "Fn::Sub" => {
-                let (template, vars) = match args {
-                    Value::String(s) => (s, None),
-                    Value::Array(items) if items.len() == 2 => match (&items[0], &items[1]) {
-                        (Value::String(s), Value::Object(vars)) => (s, Some(vars)),
-                        _ => return Err(msg::sub_shape()),
-                    },
-                    _ => return Err(msg::sub_shape()),
-                };
-                if let Some(vars) = vars {
-                    vars.values().try_for_each(|v| self.walk(v, depth))?;
-                }
-                for piece in parse_sub(template)? {
-                    if let SubPiece::Var(var) = piece {
-                        if vars.is_some_and(|m| m.contains_key(&var)) {
-                            continue;
-                        }
-                        match var.split_once('.') {
-                            // `${Resource.Attribute}` of a declared resource is a GetAtt; any
-                            // other name is unresolved as written (contract §6.2).
-                            Some((res, att))
-                                if !self.inner.parameters.contains_key(&var)
-                                    && self.declared.contains_key(res) =>
-                            {
-                                self.push(Reference::GetAtt(res.to_string(), Some(att.to_string())))
-                            }
-                            _ => self.push(Reference::Ref(var)),
-                        }
-                    }
-                }
-                Ok(())
-            }
-            "Fn::If" => {
-                let Value::Array(items) = args else {
-                    return Err(msg::if_shape());
-                };
-                let [Value::String(cond), yes, no] = items.as_slice() else {
-                    return Err(msg::if_shape());
-                };
-                if !self.defined.contains_key(cond) {
-                    return Err(msg::unresolved_condition(cond, "Fn::If"));
-                }
-                match self.conditions.and_then(|c| c.get(cond)) {
-                    Some(true) => self.walk(yes, depth),
-                    Some(false) => self.walk(no, depth),
-                    None => {
-                        self.unknown_if_depth += 1;
-                        let walked = self.walk(yes, depth).and_then(|()| self.walk(no, depth));
-                        self.unknown_if_depth -= 1;
-                        walked
-                    }
-                }
-            }
-            "Fn::ImportValue" => {
-                let before = self.refs.len();
-                self.walk(args, depth)?;
-                let depends_on_resource = self.refs[before..].iter().any(|r| match r {
-                    Reference::Ref(n) => self.inner_is_resource(n),
-                    Reference::GetAtt(..) => true,
-                });
-                if depends_on_resource
-                    || contains_function(args, &["Fn::ImportValue", "Fn::GetAZs"])
-                {
-                    // Reported AWS text.
-                    return Err(TemplateError::template(
-                        "the attribute in Fn::ImportValue must not depend on any resources, imported values, or Fn::GetAZs",
-                    ));
-                }
-                Ok(())
-            }
-            "Fn::Join" => match args {
-                Value::Array(items) if items.len() == 2 && items[0].is_string() => {
-                    self.walk(&items[1], depth)
-                }
-                _ => Err(msg::join_shape()),
-            },
-            "Fn::Select" => match args {
-                Value::Array(items) if items.len() == 2 => self.walk(args, depth),
-                _ => Err(msg::select_shape()),
-            },
-            "Fn::Split" => match args {
-                Value::Array(items) if items.len() == 2 && items[0].is_string() => {
-                    self.walk(&items[1], depth)
-                }
-                _ => Err(msg::split_shape()),
-            },
-            "Fn::FindInMap" => match args {
-                Value::Array(items) if items.len() == 3 || (le && items.len() == 4) => {
-                    self.walk(args, depth)
-                }
-                _ => Err(msg::find_in_map_shape()),
-            },
-            "Fn::Cidr" => match args {
-                Value::Array(items) if items.len() == 3 => self.walk(args, depth),
-                _ => Err(msg::cidr_shape()),
-            },
-            "Fn::Base64" | "Fn::GetAZs" => self.walk(args, depth),
-            "Fn::Length" | "Fn::ToJsonString" if le => self.walk(args, depth),
-            "Fn::Equals"
-            | "Fn::And"
-            | "Fn::Or"
-            | "Fn::Not"
-            | "Fn::Contains"
-            | "Fn::EachMemberEquals"
-            | "Fn::EachMemberIn"
-            | "Fn::RefAll"
-            | "Fn::ValueOf"
-            | "Fn::ValueOfAll" => self.walk(args, depth),
-            _ => Err(msg::unsupported_function(name, le)),
-        }
-    }
-
-    fn inner_is_resource(&self, name: &str) -> bool {
-        self.declared.contains_key(name)
-    }
-}
-
-/// True when `value` contains a call to one of `names`.
-fn contains_function(value: &Value, names: &[&str]) -> bool {
-    match value {
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| names.contains(&k.as_str()) || contains_function(v, names)),
-        Value::Array(items) => items.iter().any(|i| contains_function(i, names)),
-        _ => false,
-    }
-}
 
 /// The parameter-independent checks, run by `Template::parse` (no `Fn::ForEach` present).
 pub(crate) fn check_document(inner: &Inner) -> Result<(), TemplateError> {
@@ -306,26 +65,30 @@ fn check_sections(
         }
     }
     if !unknown_types.is_empty() {
-        // AWS (reported, contract §6.4): every unknown type listed.
-        return Err(TemplateError::format(format!(
-            "Unrecognized resource types: [{}]",
-            unknown_types.join(", ")
-        )));
+        let types = unknown_types.into_iter().map(str::to_string).collect();
+        return Err(ErrorKind::UnrecognizedResourceTypes(types).into());
     }
 
     check_condition_definitions(inner, &sections.conditions)?;
-    for res in sections.resources.values() {
+    for (id, res) in &sections.resources {
         if let Some(c) = &res.condition {
             if !sections.conditions.contains_key(c) {
-                // Chosen, in the wording of the Fn::If message.
-                return Err(msg::unresolved_condition(c, "Resources"));
+                return Err(unresolved_condition(c, "Resources").under(&[
+                    "Resources",
+                    id.as_str(),
+                    "Condition",
+                ]));
             }
         }
     }
-    for out in sections.outputs.values() {
+    for (key, out) in &sections.outputs {
         if let Some(c) = &out.condition {
             if !sections.conditions.contains_key(c) {
-                return Err(msg::unresolved_condition(c, "Outputs"));
+                return Err(unresolved_condition(c, "Outputs").under(&[
+                    "Outputs",
+                    key.as_str(),
+                    "Condition",
+                ]));
             }
         }
     }
@@ -353,14 +116,17 @@ fn check_sections(
     // every parameter value (a cycle through them fails every CreateStack).
     let mut certain_dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
     let mut parameter_references: IndexMap<String, Vec<String>> = IndexMap::new();
-    let mut unresolved: Vec<String> = Vec::new();
+    let mut unresolved_names: Vec<String> = Vec::new();
     let mut attribute_error: Option<TemplateError> = None;
     for (id, res) in &active {
         let mut collector =
             Collector::new(inner, &sections.resources, &sections.conditions, conditions);
-        collector.walk(&res.properties, 0)?;
+        let at = |e: TemplateError, part: &str| e.under(&["Resources", id.as_str(), part]);
+        collector
+            .walk(&res.properties, 0)
+            .map_err(|e| at(e, "Properties"))?;
         if let Some(m) = &res.metadata {
-            collector.walk(m, 0)?;
+            collector.walk(m, 0).map_err(|e| at(e, "Metadata"))?;
         }
         let mut deps: Vec<String> = Vec::new();
         let mut params: Vec<String> = Vec::new();
@@ -381,8 +147,8 @@ fn check_sections(
                     }
                     if active.contains_key(name) {
                         add(name, &mut deps);
-                    } else if !unresolved.contains(name) {
-                        unresolved.push(name.clone());
+                    } else if !unresolved_names.contains(name) {
+                        unresolved_names.push(name.clone());
                     }
                 }
                 Reference::GetAtt(target, attr) => {
@@ -393,15 +159,24 @@ fn check_sections(
                             if registry::resource_type(ty)
                                 .is_some_and(|info| !info.supports_attribute(attr))
                             {
-                                attribute_error = Some(msg::getatt_attribute(target, attr));
+                                attribute_error = Some(
+                                    TemplateError::new(ErrorKind::GetAttAttribute {
+                                        resource: target.clone(),
+                                        attribute: attr.clone(),
+                                    })
+                                    .under(&["Resources", id.as_str()]),
+                                );
                             }
                         }
                     } else if sections.resources.contains_key(target) {
-                        if !unresolved.contains(target) {
-                            unresolved.push(target.clone());
+                        if !unresolved_names.contains(target) {
+                            unresolved_names.push(target.clone());
                         }
                     } else {
-                        return Err(msg::getatt_undefined(target));
+                        return Err(
+                            TemplateError::new(ErrorKind::GetAttUndefined(target.clone()))
+                                .under(&["Resources", id.as_str()]),
+                        );
                     }
                 }
             }
@@ -409,8 +184,8 @@ fn check_sections(
         for dep in &res.depends_on {
             if active.contains_key(dep) {
                 add(dep, &mut deps);
-            } else if !unresolved.contains(dep) {
-                unresolved.push(dep.clone());
+            } else if !unresolved_names.contains(dep) {
+                unresolved_names.push(dep.clone());
             }
         }
         if conditions.is_none() {
@@ -434,8 +209,8 @@ fn check_sections(
         dependencies.insert(id.clone(), deps);
         parameter_references.insert(id.clone(), params);
     }
-    if !unresolved.is_empty() {
-        return Err(msg::unresolved(&unresolved, Block::Resources));
+    if !unresolved_names.is_empty() {
+        return Err(unresolved(unresolved_names, Block::Resources).under_key("Resources"));
     }
     if let Some(err) = attribute_error {
         return Err(err);
@@ -446,16 +221,19 @@ fn check_sections(
     }
 
     // Outputs block: attributes are checked when the output is evaluated (§6.2).
-    let mut unresolved: Vec<String> = Vec::new();
-    for out in outputs.values() {
+    let mut unresolved_names: Vec<String> = Vec::new();
+    for (key, out) in &outputs {
         let mut collector =
             Collector::new(inner, &sections.resources, &sections.conditions, conditions);
-        collector.walk(&out.value, 0)?;
+        let at = |e: TemplateError, part: &str| e.under(&["Outputs", key.as_str(), part]);
+        collector.walk(&out.value, 0).map_err(|e| at(e, "Value"))?;
         if let Some(d) = &out.description {
-            collector.walk(d, 0)?;
+            collector.walk(d, 0).map_err(|e| at(e, "Description"))?;
         }
         if let Some(e) = &out.export_name {
-            collector.walk(e, 0)?;
+            collector
+                .walk(e, 0)
+                .map_err(|err| at(err.under_key("Name"), "Export"))?;
         }
         for reference in &collector.refs {
             let name = match reference {
@@ -467,18 +245,21 @@ fn check_sections(
                 }
                 Reference::GetAtt(target, _) => {
                     if !sections.resources.contains_key(target) {
-                        return Err(msg::getatt_undefined(target));
+                        return Err(
+                            TemplateError::new(ErrorKind::GetAttUndefined(target.clone()))
+                                .under(&["Outputs", key.as_str()]),
+                        );
                     }
                     target
                 }
             };
-            if !active.contains_key(name) && !unresolved.contains(name) {
-                unresolved.push(name.clone());
+            if !active.contains_key(name) && !unresolved_names.contains(name) {
+                unresolved_names.push(name.clone());
             }
         }
     }
-    if !unresolved.is_empty() {
-        return Err(msg::unresolved(&unresolved, Block::Outputs));
+    if !unresolved_names.is_empty() {
+        return Err(unresolved(unresolved_names, Block::Outputs).under_key("Outputs"));
     }
     Ok(Checked {
         active,
@@ -493,9 +274,11 @@ fn check_condition_definitions(
     inner: &Inner,
     defs: &IndexMap<String, Value>,
 ) -> Result<(), TemplateError> {
-    for body in defs.values() {
+    for (cond, body) in defs {
         let mut collector = Collector::new(inner, &inner.resources, defs, None);
-        collector.walk(body, 0)?;
+        collector
+            .walk(body, 0)
+            .map_err(|e| e.under(&["Conditions", cond.as_str()]))?;
         let mut bad: Vec<String> = Vec::new();
         for reference in collector.refs {
             let name = match reference {
@@ -511,21 +294,21 @@ fn check_condition_definitions(
             }
         }
         if !bad.is_empty() {
-            // AWS (widely reported).
-            return Err(msg::unresolved(&bad, Block::Conditions));
+            return Err(unresolved(bad, Block::Conditions).under(&["Conditions", cond.as_str()]));
         }
         for name in condition_names(body) {
             if !defs.contains_key(&name) {
-                return Err(msg::unresolved_condition(&name, "Condition"));
+                return Err(
+                    unresolved_condition(&name, "Condition").under(&["Conditions", cond.as_str()])
+                );
             }
         }
     }
     if let Some(cycle) = condition_cycle(defs) {
         // The message evaluation gives (ConditionValues), so ValidateTemplate says it too.
-        return Err(TemplateError::format(format!(
-            "Circular dependency between conditions: [{}]",
-            cycle.join(", ")
-        )));
+        return Err(
+            TemplateError::new(ErrorKind::CircularConditions(cycle)).under_key("Conditions")
+        );
     }
     Ok(())
 }
@@ -574,15 +357,11 @@ impl ConditionLookup for ConditionValues<'_> {
             return Ok(*v);
         }
         let Some(body) = self.defs.get(name) else {
-            return Err(Fail::Error(msg::unresolved_condition(name, function)));
+            return Err(Fail::Error(unresolved_condition(name, function)));
         };
         if self.visiting.borrow().iter().any(|n| n == name) {
             let cycle = self.visiting.borrow().clone();
-            // Chosen, in the wording of the resources message.
-            return Err(Fail::Error(TemplateError::format(format!(
-                "Circular dependency between conditions: [{}]",
-                cycle.join(", ")
-            ))));
+            return Err(ErrorKind::CircularConditions(cycle).into());
         }
         self.visiting.borrow_mut().push(name.to_string());
         let value = self.scope.eval_bool(body, self, 0);
@@ -593,14 +372,17 @@ impl ConditionLookup for ConditionValues<'_> {
     }
 }
 
+/// Names used in `block` that resolve to nothing.
+fn unresolved(names: Vec<String>, block: Block) -> TemplateError {
+    ErrorKind::Unresolved { names, block }.into()
+}
+
 fn fail(f: Fail) -> TemplateError {
     match f {
         Fail::Error(e) => e,
         // Conditions and rules see parameters only; an unknown here means a reference the
         // checks above already refuse.
-        Fail::Unknown => TemplateError::format(
-            "Conditions can only be boolean operations on parameters and other conditions",
-        ),
+        Fail::Unknown => ErrorKind::ConditionsBoolean.into(),
     }
 }
 
@@ -608,7 +390,7 @@ struct NoConditions;
 
 impl ConditionLookup for NoConditions {
     fn condition(&self, name: &str, function: &str) -> R<bool> {
-        Err(Fail::Error(msg::unresolved_condition(name, function)))
+        Err(Fail::Error(unresolved_condition(name, function)))
     }
 }
 
@@ -627,7 +409,9 @@ pub(crate) fn resolve(
     for (name, rule) in &inner.rules {
         let applies = match &rule.rule_condition {
             None => true,
-            Some(c) => rule_scope.eval_bool(c, &NoConditions, 0).map_err(fail)?,
+            Some(c) => rule_scope
+                .eval_bool(c, &NoConditions, 0)
+                .map_err(|f| fail(f).under(&["Rules", name.as_str(), "RuleCondition"]))?,
         };
         if !applies {
             continue;
@@ -635,12 +419,13 @@ pub(crate) fn resolve(
         for assertion in &rule.assertions {
             if !rule_scope
                 .eval_bool(&assertion.assert, &NoConditions, 0)
-                .map_err(fail)?
+                .map_err(|f| fail(f).under(&["Rules", name.as_str(), "Assertions"]))?
             {
-                return Err(msg::assertion(
-                    name,
-                    assertion.assert_description.as_deref(),
-                ));
+                return Err(ErrorKind::AssertionFailed {
+                    rule: name.clone(),
+                    description: assertion.assert_description.clone(),
+                }
+                .into());
             }
         }
     }
@@ -660,7 +445,9 @@ pub(crate) fn resolve(
     };
     let mut conditions: IndexMap<String, bool> = IndexMap::new();
     for name in sections.conditions.keys() {
-        let value = lookup.condition(name, "Condition").map_err(fail)?;
+        let value = lookup
+            .condition(name, "Condition")
+            .map_err(|f| fail(f).under(&["Conditions", name.as_str()]))?;
         conditions.insert(name.clone(), value);
     }
 
@@ -674,17 +461,20 @@ pub(crate) fn resolve(
         scope.params = Some(params);
         scope.pseudo = Some(pseudo);
         scope.conditions = Some(&conditions);
-        for res in active.values() {
-            probe(&scope, &res.properties)?;
+        for (id, res) in &active {
+            probe(&scope, &res.properties)
+                .map_err(|e| e.under(&["Resources", id.as_str(), "Properties"]))?;
         }
         scope.block = Block::Outputs;
-        for out in checked.outputs.values() {
-            probe(&scope, &out.value)?;
+        for (key, out) in &checked.outputs {
+            let at =
+                |e: TemplateError, part: &[&str]| e.under(part).under(&["Outputs", key.as_str()]);
+            probe(&scope, &out.value).map_err(|e| at(e, &["Value"]))?;
             if let Some(d) = &out.description {
-                probe(&scope, d)?;
+                probe(&scope, d).map_err(|e| at(e, &["Description"]))?;
             }
             if let Some(e) = &out.export_name {
-                probe(&scope, e)?;
+                probe(&scope, e).map_err(|err| at(err, &["Export", "Name"]))?;
             }
         }
     }
@@ -712,8 +502,9 @@ pub(crate) fn resolve(
                 let Some(text) = slot.as_ref().filter(|t| t.starts_with('{')) else {
                     continue;
                 };
-                let expr: Value = serde_json::from_str(text)
-                    .map_err(|_| TemplateError::format(format!("[/Resources/{id}/{attribute}] {attribute} must be one of the supported values")))?;
+                let at = |e: TemplateError| e.under(&["Resources", id.as_str()]);
+                let expr: Value =
+                    serde_json::from_str(text).map_err(|_| at(policy_error(attribute)))?;
                 let value = match scope.eval(&expr, 0) {
                     Ok(Some(Value::String(s))) => s,
                     Ok(None) => {
@@ -721,9 +512,9 @@ pub(crate) fn resolve(
                         continue;
                     }
                     Ok(_) | Err(Fail::Unknown) => String::new(),
-                    Err(Fail::Error(e)) => return Err(e),
+                    Err(Fail::Error(e)) => return Err(at(e)),
                 };
-                check_policy(&value, attribute, allowed, id)?;
+                check_policy(&value, attribute, allowed).map_err(at)?;
                 *slot = Some(value);
             }
         }
@@ -757,9 +548,10 @@ fn topological_order(
     let graph = NameGraph::new(resources.keys().map(String::as_str), deps);
     match graph.order() {
         Ok(order) => Ok(order.into_iter().map(str::to_string).collect()),
-        Err(blocked) => Err(msg::circular(
-            &blocked.into_iter().map(str::to_string).collect::<Vec<_>>(),
-        )),
+        Err(blocked) => Err(ErrorKind::CircularResources(
+            blocked.into_iter().map(str::to_string).collect(),
+        )
+        .into()),
     }
 }
 

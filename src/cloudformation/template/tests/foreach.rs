@@ -104,7 +104,10 @@ fn for_each_errors() {
     let explosion = format!(
         "Transform: AWS::LanguageExtensions\nResources:\n  Fn::ForEach::A:\n    - X\n    - [{hundred}]\n    - 'Q${{X}}':\n        Type: AWS::SQS::Queue\n        Properties:\n          Fn::ForEach::B:\n            - Y\n            - [{hundred}]\n            - 'P${{Y}}':\n                Fn::ForEach::C: [Z, [{hundred}], {{'R${{Z}}': x}}]\n"
     );
-    assert_eq!(error_of(&explosion, &[]), "Template format error: the template's intrinsic functions are nested too deeply or expand too far");
+    assert_eq!(
+        error_of(&explosion, &[]),
+        "Transformation data limit exceeded"
+    );
 }
 
 #[test]

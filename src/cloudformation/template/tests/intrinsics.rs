@@ -225,7 +225,7 @@ fn intrinsic_errors_carry_aws_messages() {
     let deep = format!("{}x{}", "{'Fn::Base64': ".repeat(110), "}".repeat(110));
     assert_eq!(
         eval_in(&deep, false).expect_err("deep"),
-        "Template format error: the template's intrinsic functions are nested too deeply or expand too far"
+        "Template format error: [/Resources/R/Properties/V/Fn::Base64] intrinsic functions are nested more than 100 levels deep"
     );
 }
 

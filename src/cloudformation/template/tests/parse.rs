@@ -387,7 +387,7 @@ fn template_quotas_are_enforced() {
     );
     assert_eq!(
         Template::parse(&resources).expect_err("501").to_string(),
-        "Template format error: Resource count 501 is greater than the maximum of 500"
+        "Template format error: Number of resources, 501, is greater than maximum allowed, 500"
     );
     let q = "Resources:\n  Q: {Type: AWS::SQS::Queue}\n";
     let params = format!(
@@ -396,7 +396,7 @@ fn template_quotas_are_enforced() {
     );
     assert_eq!(
         Template::parse(&params).expect_err("201").to_string(),
-        "Template format error: Parameter count 201 is greater than the maximum of 200"
+        "Template format error: Parameters count 201 is greater than max allowed 200"
     );
     let outputs = format!(
         "{q}Outputs:\n{}",
@@ -404,7 +404,7 @@ fn template_quotas_are_enforced() {
     );
     assert_eq!(
         Template::parse(&outputs).expect_err("201").to_string(),
-        "Template format error: Output count 201 is greater than the maximum of 200"
+        "Template format error: Outputs count 201 is greater than max allowed 200"
     );
     let mappings = format!(
         "Mappings:\n{}{q}",
@@ -412,7 +412,7 @@ fn template_quotas_are_enforced() {
     );
     assert_eq!(
         Template::parse(&mappings).expect_err("201").to_string(),
-        "Template format error: Mapping count 201 is greater than the maximum of 200"
+        "Template format error: Mappings count 201 is greater than max allowed 200"
     );
     let ok = format!(
         "Resources:\n{}",
