@@ -1,25 +1,28 @@
 //! Intrinsic-function evaluation: one interpreter used three ways — statically while resolving
 //! (parameters known, resources not: anything needing a resource is `Unknown`, every error found
-//! is a synchronous ValidationError), for conditions and rules, and at execution time through
-//! [`Evaluator`] with the engine's [`ResourceValues`].
+//! is a synchronous ValidationError), for conditions and rules (`condition.rs`), and at
+//! execution time through `Evaluator` (`evaluator.rs`) with the engine's [`ResourceValues`].
 //!
 //! `AWS::NoValue` is `None`: it removes the enclosing property or list element. Numbers and
 //! booleans in property values pass through as JSON numbers and booleans (the provider coerces,
 //! as CloudFormation's handlers do); where a string is expected (Fn::Join, Fn::Sub, keys of
-//! Fn::FindInMap, ...) scalars are taken as their text. Evaluation is bounded by a fuel budget
-//! and a nesting cap ([`super::limits`]).
-
-use std::cell::Cell;
+//! Fn::FindInMap, ...) scalars are taken as their text.
+//!
+//! Evaluation is bounded (`budget.rs`): every step and every value made is charged to the
+//! scope's [`Meter`], and each function's result is checked against the largest value one
+//! function may make before its memory is taken. Errors carry the path of the value that
+//! failed (keys, list indices and function names, added as they unwind).
 
 use base64::Engine as _;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::{Block, Budget, ErrorKind, EvalError, Function, TemplateError};
-use super::model::{is_pseudo, Inner, Pseudo, Resolved, ResourceDecl, ResourceValues, Template};
-use super::params::scalar_text;
+use super::budget::{measure, CappedWriter, Meter, Size};
+use super::cidr;
+use super::error::{Block, ErrorKind, Function, TemplateError};
+use super::limits;
+use super::model::{is_pseudo, Inner, Pseudo, ResourceDecl, ResourceValues};
 use super::params::BoundParameters;
-use super::{cidr, limits};
 use crate::cloudformation::registry;
 
 /// Why an evaluation stopped.
@@ -70,7 +73,7 @@ impl ConditionLookup for IndexMap<String, bool> {
     }
 }
 
-/// Everything an evaluation can see.
+/// Everything an evaluation can see, and the meter it charges.
 pub(crate) struct Scope<'a> {
     pub inner: &'a Inner,
     /// The resources that exist (declared ones statically, the resolved set at execution).
@@ -82,11 +85,11 @@ pub(crate) struct Scope<'a> {
     pub block: Block,
     /// The output being evaluated (its GetAtt attributes are checked at execution, §6.2).
     pub output_key: Option<&'a str>,
-    fuel: Cell<u64>,
+    pub meter: &'a Meter,
 }
 
-const CONDITION_FUNCTIONS: &[&str] = &["Fn::Equals", "Fn::And", "Fn::Or", "Fn::Not"];
-const RULE_FUNCTIONS: &[&str] = &[
+pub(crate) const CONDITION_FUNCTIONS: &[&str] = &["Fn::Equals", "Fn::And", "Fn::Or", "Fn::Not"];
+pub(crate) const RULE_FUNCTIONS: &[&str] = &[
     "Fn::Contains",
     "Fn::EachMemberEquals",
     "Fn::EachMemberIn",
@@ -100,11 +103,23 @@ pub(crate) fn is_function_key(key: &str) -> bool {
     key == "Ref" || key.starts_with("Fn::")
 }
 
+/// A scalar's text, taking a string without copying it; `None` for lists, maps and null.
+pub(crate) fn into_text(value: Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
 impl<'a> Scope<'a> {
+    /// A scope over `resources` in `block`, charging `meter`; the caller sets what else it sees.
     pub fn new(
         inner: &'a Inner,
         resources: &'a IndexMap<String, ResourceDecl>,
         block: Block,
+        meter: &'a Meter,
     ) -> Scope<'a> {
         Scope {
             inner,
@@ -115,22 +130,20 @@ impl<'a> Scope<'a> {
             values: None,
             block,
             output_key: None,
-            fuel: Cell::new(limits::FUEL),
+            meter,
         }
     }
 
-    fn burn(&self, depth: usize) -> R<()> {
-        let fuel = self.fuel.get();
-        if fuel == 0 || depth > limits::MAX_DEPTH {
-            let budget = if fuel == 0 {
-                Budget::Steps
-            } else {
-                Budget::Depth
-            };
-            return Err(Fail::Error(ErrorKind::Budget(budget).into()));
-        }
-        self.fuel.set(fuel - 1);
-        Ok(())
+    /// One step at `depth`.
+    pub(crate) fn burn(&self, depth: usize) -> R<()> {
+        Ok(self.meter.step(depth)?)
+    }
+
+    /// Charges a value the scope takes from outside the template (a parameter, a mapping, the
+    /// engine), checked as `function`'s result.
+    fn take(&self, function: Function, value: Value) -> R<Value> {
+        self.meter.produce_value(function, &value)?;
+        Ok(value)
     }
 
     /// Evaluates `value`; `None` is `AWS::NoValue`.
@@ -145,11 +158,13 @@ impl<'a> Scope<'a> {
                         }
                     }
                 }
+                self.meter.charge(Size { text: 2, nodes: 1 })?;
                 let mut out = Map::new();
                 let mut unknown = false;
                 for (k, v) in map {
                     match self.eval(v, depth + 1) {
                         Ok(Some(v)) => {
+                            self.meter.charge(Size::string(k.len()))?;
                             out.insert(k.clone(), v);
                         }
                         Ok(None) => {}
@@ -162,8 +177,14 @@ impl<'a> Scope<'a> {
                 }
                 Ok(Some(Value::Object(out)))
             }
-            Value::Array(items) => Ok(Some(Value::Array(self.eval_items(items, depth)?))),
-            other => Ok(Some(other.clone())),
+            Value::Array(items) => {
+                self.meter.charge(Size { text: 2, nodes: 1 })?;
+                Ok(Some(Value::Array(self.eval_items(items, depth)?)))
+            }
+            scalar => {
+                self.meter.charge(measure(scalar))?;
+                Ok(Some(scalar.clone()))
+            }
         }
     }
 
@@ -185,10 +206,10 @@ impl<'a> Scope<'a> {
         Ok(out)
     }
 
-    /// Evaluates `value` and requires a scalar; `shape` is the error for anything else.
+    /// Evaluates `value` and requires a scalar; anything else is `function`'s shape error.
     fn eval_text(&self, value: &Value, depth: usize, function: Function) -> R<String> {
         match self.eval(value, depth)? {
-            Some(v) => scalar_text(&v).ok_or_else(|| shape(function)),
+            Some(v) => into_text(v).ok_or_else(|| shape(function)),
             None => Err(shape(function)),
         }
     }
@@ -197,14 +218,14 @@ impl<'a> Scope<'a> {
     fn eval_text_list(&self, value: &Value, depth: usize, function: Function) -> R<Vec<String>> {
         match self.eval(value, depth)? {
             Some(Value::Array(items)) => items
-                .iter()
-                .map(|i| scalar_text(i).ok_or_else(|| shape(function)))
+                .into_iter()
+                .map(|i| into_text(i).ok_or_else(|| shape(function)))
                 .collect(),
             _ => Err(shape(function)),
         }
     }
 
-    fn call(&self, name: &str, args: &Value, depth: usize) -> R<Option<Value>> {
+    pub(crate) fn call(&self, name: &str, args: &Value, depth: usize) -> R<Option<Value>> {
         let le = self.inner.language_extensions;
         match name {
             "Ref" => self.ref_(args),
@@ -215,72 +236,39 @@ impl<'a> Scope<'a> {
             "Fn::Split" => self.split(args, depth),
             "Fn::If" => self.if_(args, depth),
             "Fn::FindInMap" => self.find_in_map(args, depth),
-            "Fn::Base64" => {
-                let text = self.eval_text(args, depth, Function::Base64)?;
-                Ok(Some(Value::String(
-                    base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
-                )))
-            }
-            "Fn::GetAZs" => {
-                let region = self.eval_text(args, depth, Function::GetAzs)?;
-                let region = if region.is_empty() {
-                    self.pseudo.ok_or(Fail::Unknown)?.region.clone()
-                } else {
-                    region
-                };
-                Ok(Some(Value::Array(
-                    registry::availability_zones(&region)
-                        .into_iter()
-                        .map(Value::String)
-                        .collect(),
-                )))
-            }
+            "Fn::Base64" => self.base64(args, depth),
+            "Fn::GetAZs" => self.get_azs(args, depth),
             "Fn::Cidr" => self.cidr(args, depth),
             "Fn::ImportValue" => self.import_value(args, depth),
             "Fn::Length" if le => match self.eval(args, depth)? {
                 Some(Value::Array(items)) => Ok(Some(Value::from(items.len()))),
                 _ => Err(shape(Function::Length)),
             },
-            "Fn::ToJsonString" if le => match self.eval(args, depth)? {
-                Some(v @ (Value::Object(_) | Value::Array(_))) => {
-                    Ok(Some(Value::String(v.to_string())))
-                }
-                // Chosen.
-                _ => Err(shape(Function::ToJsonString)),
-            },
+            "Fn::ToJsonString" if le => self.to_json_string(args, depth),
             "Fn::Transform" => {
                 let name = args
                     .get("Name")
                     .and_then(Value::as_str)
                     .unwrap_or("Fn::Transform");
-                Err(Fail::Error(
-                    ErrorKind::UnsupportedTransform(name.to_string()).into(),
-                ))
+                Err(ErrorKind::UnsupportedTransform(name.to_string()).into())
             }
             _ if CONDITION_FUNCTIONS.contains(&name) || RULE_FUNCTIONS.contains(&name) => {
-                // Chosen: condition and rule functions belong to Conditions, Rules and Fn::If.
-                Err(Fail::Error(
-                    ErrorKind::ConditionFunctionOutside(name.to_string()).into(),
-                ))
+                Err(ErrorKind::ConditionFunctionOutside(name.to_string()).into())
             }
-            _ => Err(Fail::Error(
-                ErrorKind::UnsupportedFunction {
-                    name: name.to_string(),
-                    language_extensions: le,
-                }
-                .into(),
-            )),
+            _ => Err(ErrorKind::UnsupportedFunction {
+                name: name.to_string(),
+                language_extensions: le,
+            }
+            .into()),
         }
     }
 
     fn unresolved(&self, name: &str) -> Fail {
-        Fail::Error(
-            ErrorKind::Unresolved {
-                names: vec![name.to_string()],
-                block: self.block,
-            }
-            .into(),
-        )
+        ErrorKind::Unresolved {
+            names: vec![name.to_string()],
+            block: self.block,
+        }
+        .into()
     }
 
     /// `Ref`: parameter, pseudo parameter, or resource.
@@ -291,28 +279,25 @@ impl<'a> Scope<'a> {
         if name == "AWS::NoValue" {
             return Ok(None);
         }
-        if is_pseudo(name) {
-            return self
-                .pseudo
+        let value = if is_pseudo(name) {
+            self.pseudo
                 .ok_or(Fail::Unknown)?
                 .value(name)
-                .map(Some)
-                .ok_or(Fail::Unknown);
-        }
-        if self.inner.parameters.contains_key(name) {
+                .ok_or(Fail::Unknown)?
+        } else if self.inner.parameters.contains_key(name) {
             let params = self.params.ok_or(Fail::Unknown)?;
-            return params.ref_value(name).map(Some).ok_or(Fail::Unknown);
-        }
-        if self.resources.contains_key(name)
+            params.ref_value(name).ok_or(Fail::Unknown)?
+        } else if self.resources.contains_key(name)
             && matches!(self.block, Block::Resources | Block::Outputs)
         {
             let values = self.values.ok_or(Fail::Unknown)?;
-            return values
+            values
                 .ref_value(name)
-                .map(Some)
-                .ok_or_else(|| self.unresolved(name));
-        }
-        Err(self.unresolved(name))
+                .ok_or_else(|| self.unresolved(name))?
+        } else {
+            return Err(self.unresolved(name));
+        };
+        self.take(Function::Ref, value).map(Some)
     }
 
     /// The `[resource, attribute]` of a GetAtt argument (list form, or `"A.B"` split at the
@@ -349,36 +334,30 @@ impl<'a> Scope<'a> {
             if self.inner.resources.contains_key(res) {
                 return Err(self.unresolved(res));
             }
-            return Err(Fail::Error(
-                ErrorKind::GetAttUndefined(res.to_string()).into(),
-            ));
+            return Err(ErrorKind::GetAttUndefined(res.to_string()).into());
         };
         let values = self.values.ok_or(Fail::Unknown)?;
         if let Some(key) = self.output_key {
             if let Some(info) = registry::resource_type(&decl.type_name) {
                 if !info.supports_attribute(att) {
-                    // AWS (recorded, LS engine/test_attributes): reported when the output is
-                    // evaluated, not when the template is validated.
-                    return Err(Fail::Error(
-                        ErrorKind::OutputGetAttAttribute {
-                            output: key.to_string(),
-                            type_name: decl.type_name.clone(),
-                            attribute: att.to_string(),
-                        }
-                        .into(),
-                    ));
+                    // Reported when the output is evaluated, not when the template is
+                    // validated (recorded, LS engine/test_attributes).
+                    return Err(ErrorKind::OutputGetAttAttribute {
+                        output: key.to_string(),
+                        type_name: decl.type_name.clone(),
+                        attribute: att.to_string(),
+                    }
+                    .into());
                 }
             }
         }
-        values.attribute(res, att).ok_or_else(|| {
-            Fail::Error(
-                ErrorKind::GetAttAttribute {
-                    resource: res.to_string(),
-                    attribute: att.to_string(),
-                }
-                .into(),
-            )
-        })
+        let value = values.attribute(res, att).ok_or_else(|| {
+            Fail::from(ErrorKind::GetAttAttribute {
+                resource: res.to_string(),
+                attribute: att.to_string(),
+            })
+        })?;
+        self.take(Function::GetAtt, value)
     }
 
     fn sub(&self, args: &Value, depth: usize) -> R<String> {
@@ -395,32 +374,44 @@ impl<'a> Scope<'a> {
         if let Some(vars) = vars {
             for (k, v) in vars {
                 match self.eval(v, depth + 1) {
-                    Ok(Some(v)) => match scalar_text(&v) {
+                    Ok(Some(v)) => match into_text(v) {
                         Some(text) => {
                             local.insert(k.as_str(), text);
                         }
-                        None => return Err(Fail::Error(sub_not_string(k))),
+                        None => return Err(sub_not_string(k)),
                     },
-                    Ok(None) => return Err(Fail::Error(sub_not_string(k))),
+                    Ok(None) => return Err(sub_not_string(k)),
                     Err(Fail::Unknown) => unknown = true,
-                    Err(err) => return Err(err),
+                    Err(err) => return Err(err.under(k).under("1")),
                 }
             }
         }
-        let mut out = String::with_capacity(template.len());
+        let mut out = String::with_capacity(template.len().min(limits::MAX_VALUE_BYTES));
+        let push = |out: &mut String, text: &str| -> R<()> {
+            // Refused before the text is copied: `${v}${v}` nested cannot double past the limit.
+            if out.len() + text.len() > limits::MAX_VALUE_BYTES {
+                return Err(ErrorKind::ValueTooLarge {
+                    function: Function::Sub,
+                    max: limits::MAX_VALUE_BYTES,
+                }
+                .into());
+            }
+            out.push_str(text);
+            Ok(())
+        };
         for piece in parse_sub(template)? {
             match piece {
-                SubPiece::Text(t) => out.push_str(&t),
+                SubPiece::Text(t) => push(&mut out, &t)?,
                 SubPiece::Var(name) => {
                     if let Some(v) = local.get(name.as_str()) {
-                        out.push_str(v);
+                        push(&mut out, v)?;
                         continue;
                     }
                     if vars.is_some_and(|m| m.contains_key(&name)) {
                         continue; // Its value is unknown; `unknown` is already set.
                     }
                     match self.sub_var(&name) {
-                        Ok(text) => out.push_str(&text),
+                        Ok(text) => push(&mut out, &text)?,
                         Err(Fail::Unknown) => unknown = true,
                         Err(err) => return Err(err),
                     }
@@ -430,6 +421,7 @@ impl<'a> Scope<'a> {
         if unknown {
             return Err(Fail::Unknown);
         }
+        self.meter.produce_string(Function::Sub, out.len())?;
         Ok(out)
     }
 
@@ -444,10 +436,10 @@ impl<'a> Scope<'a> {
             } else {
                 match self.ref_(&Value::String(name.to_string()))? {
                     Some(v) => v,
-                    None => return Err(Fail::Error(sub_not_string(name))),
+                    None => return Err(sub_not_string(name)),
                 }
             };
-        scalar_text(&value).ok_or_else(|| Fail::Error(sub_not_string(name)))
+        into_text(value).ok_or_else(|| sub_not_string(name))
     }
 
     fn join(&self, args: &Value, depth: usize) -> R<String> {
@@ -457,12 +449,14 @@ impl<'a> Scope<'a> {
         if items.len() != 2 {
             return Err(shape(Function::Join));
         }
-        let delimiter = match &items[0] {
-            Value::String(s) => s.clone(),
-            _ => return Err(shape(Function::Join)),
+        let Value::String(delimiter) = &items[0] else {
+            return Err(shape(Function::Join));
         };
         let parts = self.eval_text_list(&items[1], depth, Function::Join)?;
-        Ok(parts.join(&delimiter))
+        let len = parts.iter().map(String::len).sum::<usize>()
+            + delimiter.len() * parts.len().saturating_sub(1);
+        self.meter.produce_string(Function::Join, len)?;
+        Ok(parts.join(delimiter))
     }
 
     fn select(&self, args: &Value, depth: usize) -> R<Option<Value>> {
@@ -480,11 +474,12 @@ impl<'a> Scope<'a> {
         let index: usize = index_text
             .trim()
             .parse()
-            .map_err(|_| Fail::Error(ErrorKind::SelectIndex(index_text.clone()).into()))?;
-        list.get(index)
-            .cloned()
+            .map_err(|_| Fail::from(ErrorKind::SelectIndex(index_text.clone())))?;
+        // The item is moved out of the list: selecting copies nothing.
+        list.into_iter()
+            .nth(index)
             .map(Some)
-            .ok_or_else(|| Fail::Error(ErrorKind::SelectIndex(index.to_string()).into()))
+            .ok_or_else(|| ErrorKind::SelectIndex(index.to_string()).into())
     }
 
     fn split(&self, args: &Value, depth: usize) -> R<Option<Value>> {
@@ -495,12 +490,20 @@ impl<'a> Scope<'a> {
             return Err(shape(Function::Split));
         }
         let delimiter = match &items[0] {
-            Value::String(s) if !s.is_empty() => s.clone(),
+            Value::String(s) if !s.is_empty() => s.as_str(),
             _ => return Err(shape(Function::Split)),
         };
         let text = self.eval_text(&items[1], depth, Function::Split)?;
+        // Counted before the list is made: many delimiters make many (small) values.
+        let pieces = text.matches(delimiter).count() as u64 + 1;
+        let bytes = (text.len() - (pieces as usize - 1) * delimiter.len()) as u64;
+        let size = Size {
+            text: 2 + bytes + 3 * pieces - 1,
+            nodes: 1 + pieces,
+        };
+        self.meter.produce(Function::Split, size.text, size)?;
         Ok(Some(Value::Array(
-            text.split(delimiter.as_str())
+            text.split(delimiter)
                 .map(|s| Value::String(s.to_string()))
                 .collect(),
         )))
@@ -549,17 +552,45 @@ impl<'a> Scope<'a> {
             .and_then(|m| m.get(&top))
             .and_then(|m| m.get(&second));
         match (found, default) {
-            (Some(v), _) => Ok(Some(v.clone())),
+            (Some(v), _) => {
+                // Charged before the copy: a large attribute found many times.
+                self.meter.produce_value(Function::FindInMap, v)?;
+                Ok(Some(v.clone()))
+            }
             (None, Some(default)) => self.eval(default, depth),
-            (None, None) => Err(Fail::Error(
-                ErrorKind::MappingMissing {
-                    map: map_name,
-                    top,
-                    second,
-                }
-                .into(),
-            )),
+            (None, None) => Err(ErrorKind::MappingMissing {
+                map: map_name,
+                top,
+                second,
+            }
+            .into()),
         }
+    }
+
+    fn base64(&self, args: &Value, depth: usize) -> R<Option<Value>> {
+        let text = self.eval_text(args, depth, Function::Base64)?;
+        // Each level adds a third: refused before the encoding is made.
+        self.meter
+            .produce_string(Function::Base64, text.len().div_ceil(3) * 4)?;
+        Ok(Some(Value::String(
+            base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
+        )))
+    }
+
+    fn get_azs(&self, args: &Value, depth: usize) -> R<Option<Value>> {
+        let region = self.eval_text(args, depth, Function::GetAzs)?;
+        let region = if region.is_empty() {
+            self.pseudo.ok_or(Fail::Unknown)?.region.clone()
+        } else {
+            region
+        };
+        let zones = Value::Array(
+            registry::availability_zones(&region)
+                .into_iter()
+                .map(Value::String)
+                .collect(),
+        );
+        self.take(Function::GetAzs, zones).map(Some)
     }
 
     fn cidr(&self, args: &Value, depth: usize) -> R<Option<Value>> {
@@ -572,188 +603,60 @@ impl<'a> Scope<'a> {
         let block = self.eval_text(&items[0], depth, Function::Cidr)?;
         let count = self.eval_text(&items[1], depth, Function::Cidr)?;
         let bits = self.eval_text(&items[2], depth, Function::Cidr)?;
+        // At most 256 subnets (cidr.rs), each under 50 bytes.
         let list = cidr::cidr(&block, &count, &bits)?;
-        Ok(Some(Value::Array(
-            list.into_iter().map(Value::String).collect(),
-        )))
+        let list = Value::Array(list.into_iter().map(Value::String).collect());
+        self.take(Function::Cidr, list).map(Some)
     }
 
     fn import_value(&self, args: &Value, depth: usize) -> R<Option<Value>> {
         let name = self.eval_text(args, depth, Function::ImportValue)?;
         let values = self.values.ok_or(Fail::Unknown)?;
         match values.import_value(&name) {
-            Some(v) => Ok(Some(Value::String(v))),
-            None => Err(Fail::Error(ErrorKind::ExportMissing(name).into())),
+            Some(v) => self.take(Function::ImportValue, Value::String(v)).map(Some),
+            None => Err(ErrorKind::ExportMissing(name).into()),
         }
     }
 
-    /// Evaluates a condition function (`Fn::Equals`, `Fn::And`, `Fn::Or`, `Fn::Not`,
-    /// `{"Condition": name}`) to a boolean; in Rules also the rule functions.
-    pub fn eval_bool(&self, value: &Value, conds: &dyn ConditionLookup, depth: usize) -> R<bool> {
-        self.burn(depth)?;
-        let not_boolean = || Fail::Error(ErrorKind::ConditionsBoolean.into());
-        let Value::Object(map) = value else {
-            return match value {
-                Value::Bool(b) => Ok(*b),
-                Value::String(s) if s == "true" => Ok(true),
-                Value::String(s) if s == "false" => Ok(false),
-                _ => Err(not_boolean()),
-            };
+    fn to_json_string(&self, args: &Value, depth: usize) -> R<Option<Value>> {
+        let value = match self.eval(args, depth)? {
+            Some(v @ (Value::Object(_) | Value::Array(_))) => v,
+            _ => return Err(shape(Function::ToJsonString)),
         };
-        let Some((name, args)) = map.iter().next().filter(|_| map.len() == 1) else {
-            return Err(not_boolean());
+        // Escaping doubles backslashes and quotes at every level: the text is written into a
+        // writer that refuses past the limit, so it is never built whole.
+        let too_large = || {
+            Fail::from(ErrorKind::ValueTooLarge {
+                function: Function::ToJsonString,
+                max: limits::MAX_VALUE_BYTES,
+            })
         };
-        match name.as_str() {
-            "Condition" => match args {
-                Value::String(c) => conds.condition(c, "Condition"),
-                _ => Err(not_boolean()),
-            },
-            "Fn::Equals" => {
-                let Value::Array(items) = args else {
-                    return Err(shape(Function::Equals));
-                };
-                let [a, b] = items.as_slice() else {
-                    return Err(shape(Function::Equals));
-                };
-                let a = self.eval(a, depth + 1)?;
-                let b = self.eval(b, depth + 1)?;
-                Ok(normalize(a) == normalize(b))
-            }
-            "Fn::And" | "Fn::Or" => {
-                let items = match args {
-                    Value::Array(items) if (2..=10).contains(&items.len()) => items,
-                    _ => {
-                        return Err(shape(if name == "Fn::And" {
-                            Function::And
-                        } else {
-                            Function::Or
-                        }))
-                    }
-                };
-                let and = name == "Fn::And";
-                let mut result = and;
-                for item in items {
-                    let v = self.eval_bool(item, conds, depth + 1)?;
-                    if and {
-                        result &= v;
-                    } else {
-                        result |= v;
-                    }
-                }
-                Ok(result)
-            }
-            "Fn::Not" => match args {
-                Value::Array(items) if items.len() == 1 => {
-                    Ok(!self.eval_bool(&items[0], conds, depth + 1)?)
-                }
-                _ => Err(shape(Function::Not)),
-            },
-            _ if self.block == Block::Rules && RULE_FUNCTIONS.contains(&name.as_str()) => {
-                self.rule_function(name, args, depth)
-            }
-            _ if is_function_key(name) => match self.call(name, args, depth + 1)? {
-                Some(Value::Bool(b)) => Ok(b),
-                Some(Value::String(s)) if s == "true" => Ok(true),
-                Some(Value::String(s)) if s == "false" => Ok(false),
-                _ => Err(not_boolean()),
-            },
-            _ => Err(not_boolean()),
-        }
-    }
-
-    /// The rule-specific functions (user guide "Rule functions").
-    fn rule_function(&self, name: &str, args: &Value, depth: usize) -> R<bool> {
-        let function = match name {
-            "Fn::Contains" => Function::Contains,
-            "Fn::EachMemberEquals" => Function::EachMemberEquals,
-            _ => Function::EachMemberIn,
-        };
-        let shape = || shape(function);
-        let Value::Array(items) = args else {
-            return Err(shape());
-        };
-        let [a, b] = items.as_slice() else {
-            return Err(shape());
-        };
-        let list = |v: &Value| -> R<Vec<Value>> {
-            match self.rule_value(v, depth + 1)? {
-                Value::Array(items) => Ok(items.into_iter().map(normalize_value).collect()),
-                other => Ok(vec![normalize_value(other)]),
-            }
-        };
-        match name {
-            "Fn::Contains" => {
-                let haystack = list(a)?;
-                let needle = normalize_value(self.rule_value(b, depth + 1)?);
-                Ok(haystack.contains(&needle))
-            }
-            "Fn::EachMemberEquals" => {
-                let members = list(a)?;
-                let value = normalize_value(self.rule_value(b, depth + 1)?);
-                Ok(members.iter().all(|m| *m == value))
-            }
-            "Fn::EachMemberIn" => {
-                let members = list(a)?;
-                let allowed = list(b)?;
-                Ok(members.iter().all(|m| allowed.contains(m)))
-            }
-            _ => Err(shape()),
-        }
-    }
-
-    /// A value inside a rule function: intrinsics plus `Fn::RefAll`, `Fn::ValueOf` and
-    /// `Fn::ValueOfAll`, which need EC2 data Cumulo does not have (they give empty lists).
-    fn rule_value(&self, value: &Value, depth: usize) -> R<Value> {
-        if let Value::Object(map) = value {
-            if map.len() == 1 {
-                if let Some((name, _)) = map.iter().next() {
-                    if matches!(name.as_str(), "Fn::RefAll" | "Fn::ValueOfAll") {
-                        return Ok(Value::Array(Vec::new()));
-                    }
-                    if name == "Fn::ValueOf" {
-                        return Ok(Value::String(String::new()));
-                    }
-                }
-            }
-        }
-        Ok(self.eval(value, depth)?.unwrap_or(Value::Null))
-    }
-}
-
-/// Scalars compare as text in conditions (`!Equals [1, "1"]` holds).
-fn normalize(value: Option<Value>) -> Option<Value> {
-    value.map(normalize_value)
-}
-
-fn normalize_value(value: Value) -> Value {
-    match value {
-        Value::Array(items) => Value::Array(items.into_iter().map(normalize_value).collect()),
-        v => match scalar_text(&v) {
-            Some(s) => Value::String(s),
-            None => v,
-        },
+        let mut writer = CappedWriter::new(limits::MAX_VALUE_BYTES);
+        serde_json::to_writer(&mut writer, &value).map_err(|_| too_large())?;
+        let text = String::from_utf8(writer.into_inner()).map_err(|_| too_large())?;
+        self.meter
+            .produce_string(Function::ToJsonString, text.len())?;
+        Ok(Some(Value::String(text)))
     }
 }
 
 /// A Fn::Sub variable that is a list or a map.
-fn sub_not_string(name: &str) -> TemplateError {
+fn sub_not_string(name: &str) -> Fail {
     ErrorKind::SubNotString(name.to_string()).into()
 }
 
 /// The shape error of `function`.
-fn shape(function: Function) -> Fail {
-    Fail::Error(ErrorKind::Shape(function).into())
+pub(crate) fn shape(function: Function) -> Fail {
+    ErrorKind::Shape(function).into()
 }
 
 /// A condition name that is not declared, used by `function`.
 pub(crate) fn unresolved_condition(name: &str, function: &str) -> Fail {
-    Fail::Error(
-        ErrorKind::UnresolvedCondition {
-            name: name.to_string(),
-            function: function.to_string(),
-        }
-        .into(),
-    )
+    ErrorKind::UnresolvedCondition {
+        name: name.to_string(),
+        function: function.to_string(),
+    }
+    .into()
 }
 
 /// A piece of a Fn::Sub template string.
@@ -803,123 +706,4 @@ pub(crate) fn parse_sub(template: &str) -> Result<Vec<SubPiece>, TemplateError> 
         pieces.push(SubPiece::Text(text));
     }
     Ok(pieces)
-}
-
-/// An output, evaluated.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvaluatedOutput {
-    /// `OutputKey`.
-    pub key: String,
-    /// `OutputValue`: a list becomes its comma-joined items, a map its JSON text.
-    pub value: String,
-    /// `Description`, evaluated.
-    pub description: Option<String>,
-    /// `ExportName`, evaluated.
-    pub export_name: Option<String>,
-}
-
-/// Evaluates intrinsics at execution time against created resources.
-pub struct Evaluator<'a> {
-    template: &'a Template,
-    params: &'a BoundParameters,
-    pseudo: &'a Pseudo,
-    resolved: &'a Resolved,
-    values: &'a dyn ResourceValues,
-}
-
-impl std::fmt::Debug for Evaluator<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Evaluator").finish_non_exhaustive()
-    }
-}
-
-impl<'a> Evaluator<'a> {
-    /// An evaluator for one stack operation.
-    pub fn new(
-        template: &'a Template,
-        params: &'a BoundParameters,
-        pseudo: &'a Pseudo,
-        resolved: &'a Resolved,
-        values: &'a dyn ResourceValues,
-    ) -> Evaluator<'a> {
-        Evaluator {
-            template,
-            params,
-            pseudo,
-            resolved,
-            values,
-        }
-    }
-
-    fn scope(&self, block: Block) -> Scope<'_> {
-        let mut scope = Scope::new(&self.template.inner, &self.resolved.resources, block);
-        scope.params = Some(self.params);
-        scope.pseudo = Some(self.pseudo);
-        scope.conditions = Some(&self.resolved.conditions);
-        scope.values = Some(self.values);
-        scope
-    }
-
-    fn run(scope: &Scope<'_>, value: &Value) -> Result<Option<Value>, EvalError> {
-        match scope.eval(value, 0) {
-            Ok(v) => Ok(v),
-            Err(Fail::Error(err)) => Err(err.into()),
-            // Every value is known at execution time; an unknown means a reference to a
-            // resource the engine has not created.
-            Err(Fail::Unknown) => Err(ErrorKind::NotAvailable.into()),
-        }
-    }
-
-    /// Evaluates `value` as a resource property (an `AWS::NoValue` result is `null`).
-    pub fn evaluate(&self, value: &Value) -> Result<Value, EvalError> {
-        Ok(Self::run(&self.scope(Block::Resources), value)?.unwrap_or(Value::Null))
-    }
-
-    /// The resource's `Properties`, evaluated: a JSON object without intrinsics.
-    pub fn resource_properties(&self, logical_id: &str) -> Result<Value, EvalError> {
-        let decl = self.resolved.resources.get(logical_id).ok_or_else(|| {
-            EvalError::from(ErrorKind::ResourceNotInStack(logical_id.to_string()))
-        })?;
-        match Self::run(&self.scope(Block::Resources), &decl.properties)? {
-            Some(v @ Value::Object(_)) => Ok(v),
-            _ => Ok(Value::Object(Map::new())),
-        }
-    }
-
-    /// The output `key`, evaluated.
-    pub fn output(&self, key: &str) -> Result<EvaluatedOutput, EvalError> {
-        let decl = self
-            .resolved
-            .outputs
-            .get(key)
-            .ok_or_else(|| EvalError::from(ErrorKind::OutputNotInStack(key.to_string())))?;
-        let mut scope = self.scope(Block::Outputs);
-        scope.output_key = Some(key);
-        let value = Self::run(&scope, &decl.value)?;
-        scope.output_key = None;
-        let text = |v: Option<&Value>| -> Result<Option<String>, EvalError> {
-            match v {
-                None => Ok(None),
-                Some(v) => Ok(Self::run(&scope, v)?.map(|v| output_text(&v))),
-            }
-        };
-        Ok(EvaluatedOutput {
-            key: key.to_string(),
-            value: value.map(|v| output_text(&v)).unwrap_or_default(),
-            description: text(decl.description.as_ref())?,
-            export_name: text(decl.export_name.as_ref())?,
-        })
-    }
-}
-
-/// How DescribeStacks shows an output value: a list's items comma-joined, a map as JSON.
-fn output_text(value: &Value) -> String {
-    match value {
-        Value::Array(items) => items
-            .iter()
-            .map(|i| scalar_text(i).unwrap_or_else(|| i.to_string()))
-            .collect::<Vec<_>>()
-            .join(","),
-        v => scalar_text(v).unwrap_or_else(|| v.to_string()),
-    }
 }

@@ -6,16 +6,23 @@
 //! In each copy, `${Identifier}` in any string or key becomes the item, `&{Identifier}` the item
 //! without its non-alphanumeric characters, and `{"Ref": "Identifier"}` the item itself. The
 //! collection is a list, or an intrinsic giving one (`Ref` of a list parameter, `Fn::Split`,
-//! `Fn::FindInMap`, ...). Expansion is bounded ([`super::limits::MAX_EXPANSION`] entries).
+//! `Fn::FindInMap`, ...).
+//!
+//! Expansion is bounded: at most [`limits::MAX_EXPANSION`] copies, and the processed sections at
+//! most [`limits::MAX_TEMPLATE_BYTES`] of compact JSON (AWS: "Fn::ForEach ... does not change the
+//! quotas, which apply to the resultant template"), each copy's size taken before it is made;
+//! over either, `Transformation data limit exceeded` (AWS's text for a transform that produces
+//! too much). The collection's evaluation is charged to the caller's meter.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use super::budget::{measure, Meter};
 use super::error::{Block, Budget, ErrorKind, TemplateError};
-use super::eval::{Fail, Scope};
+use super::eval::{into_text, Fail, Scope};
 use super::limits;
 use super::model::{Inner, OutputDecl, Pseudo, ResourceDecl};
-use super::params::{scalar_text, BoundParameters};
+use super::params::BoundParameters;
 use super::parse::{check_output_count, check_resource_count, parse_output, parse_resource};
 
 /// The sections resolution works on: the declared ones, or `Fn::ForEach`'s expansion.
@@ -29,48 +36,68 @@ pub(crate) struct Sections {
 const PREFIX: &str = "Fn::ForEach::";
 
 fn shape(name: &str) -> Fail {
-    Fail::Error(ErrorKind::ForEachShape(name.to_string()).into())
+    ErrorKind::ForEachShape(name.to_string()).into()
 }
 
 struct Expander<'a> {
     scope: Scope<'a>,
-    produced: usize,
+    /// Copies of fragments made so far ([`limits::MAX_EXPANSION`]).
+    copies: usize,
+    /// Bytes of processed template left ([`limits::MAX_TEMPLATE_BYTES`], compact JSON).
+    bytes_left: u64,
 }
 
 impl Expander<'_> {
+    /// Takes `bytes` of the processed template's allowance, before they are made.
+    fn take(&mut self, bytes: u64) -> Result<(), Fail> {
+        if bytes > self.bytes_left {
+            self.bytes_left = 0;
+            return Err(ErrorKind::TransformationDataLimit.into());
+        }
+        self.bytes_left -= bytes;
+        Ok(())
+    }
+
     /// `value` with every `Fn::ForEach::` key expanded (depth-first, inner loops after outer).
     fn value(&mut self, value: &Value, depth: usize) -> Result<Value, Fail> {
         if depth > limits::MAX_DEPTH {
-            return Err(Fail::Error(ErrorKind::Budget(Budget::Depth).into()));
+            return Err(ErrorKind::Budget(Budget::Depth).into());
         }
         match value {
             Value::Object(map) => Ok(Value::Object(self.map(map, depth)?)),
-            Value::Array(items) => Ok(Value::Array(
-                items
-                    .iter()
-                    .map(|i| self.value(i, depth + 1))
-                    .collect::<Result<_, _>>()?,
-            )),
-            v => Ok(v.clone()),
+            Value::Array(items) => {
+                self.take(2 + items.len() as u64)?;
+                Ok(Value::Array(
+                    items
+                        .iter()
+                        .map(|i| self.value(i, depth + 1))
+                        .collect::<Result<_, _>>()?,
+                ))
+            }
+            v => {
+                self.take(measure(v).text + 1)?;
+                Ok(v.clone())
+            }
         }
     }
 
     fn map(&mut self, map: &Map<String, Value>, depth: usize) -> Result<Map<String, Value>, Fail> {
+        self.take(2)?;
         let mut out = Map::new();
         for (key, v) in map {
             if !key.starts_with(PREFIX) {
-                out.insert(key.clone(), self.value(v, depth + 1)?);
+                self.take(key.len() as u64 + 3)?;
+                let v = self.value(v, depth + 1).map_err(|f| f.under(key))?;
+                out.insert(key.clone(), v);
                 continue;
             }
-            for (k, fragment) in self.expand(key, v, depth)? {
+            for (k, fragment) in self.expand(key, v, depth).map_err(|f| f.under(key))? {
                 if out.contains_key(&k) {
-                    return Err(Fail::Error(
-                        ErrorKind::ForEachDuplicateKey {
-                            name: key.clone(),
-                            key: k,
-                        }
-                        .into(),
-                    ));
+                    return Err(ErrorKind::ForEachDuplicateKey {
+                        name: key.clone(),
+                        key: k,
+                    }
+                    .into());
                 }
                 out.insert(k, fragment);
             }
@@ -91,58 +118,116 @@ impl Expander<'_> {
         let [Value::String(id), collection, Value::Object(template)] = parts.as_slice() else {
             return Err(shape(name));
         };
-        let items: Vec<String> = match self.scope.eval(collection, 0)? {
+        let items: Vec<String> = match self.scope.eval(collection, 0).map_err(|f| f.under("1"))? {
             Some(Value::Array(items)) => items
-                .iter()
-                .map(|i| scalar_text(i).ok_or_else(|| shape(name)))
+                .into_iter()
+                .map(|i| into_text(i).ok_or_else(|| shape(name)))
                 .collect::<Result<_, _>>()?,
             _ => return Err(shape(name)),
         };
         let mut out = Vec::new();
         for item in &items {
+            let subst = Substitution::new(id, item);
             for (key, fragment) in template {
-                self.produced += 1;
-                if self.produced > limits::MAX_EXPANSION {
-                    return Err(Fail::Error(ErrorKind::TransformationDataLimit.into()));
+                self.copies += 1;
+                if self.copies > limits::MAX_EXPANSION {
+                    return Err(ErrorKind::TransformationDataLimit.into());
                 }
-                let key = substitute_text(key, id, item);
-                let fragment = substitute(fragment, id, item);
-                // Loops inside the copy (nested Fn::ForEach) expand with the item bound.
+                let key = self.text(&subst, key)?;
+                let fragment = self.substitute(&subst, fragment)?;
+                // Loops inside the copy (nested Fn::ForEach) expand with the item bound; the
+                // copy's own bytes were taken by `substitute`, so they are given back first.
+                self.bytes_left += measure(&fragment).text;
                 let fragment = self.value(&fragment, depth + 1)?;
                 out.push((key, fragment));
             }
         }
         Ok(out)
     }
-}
 
-/// `${id}` → item, `&{id}` → item without non-alphanumerics.
-fn substitute_text(text: &str, id: &str, item: &str) -> String {
-    if !text.contains('{') {
-        return text.to_string();
+    /// `text` with the identifier substituted, its size taken before it is made.
+    fn text(&mut self, subst: &Substitution<'_>, text: &str) -> Result<String, Fail> {
+        let (len, changes) = subst.len(text);
+        self.take(len as u64 + 2)?;
+        Ok(if changes {
+            subst.apply(text)
+        } else {
+            text.to_string()
+        })
     }
-    let bare: String = item.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    text.replace(&format!("${{{id}}}"), item)
-        .replace(&format!("&{{{id}}}"), &bare)
+
+    /// A copy of `value` with the identifier substituted (`{"Ref": id}` becomes the item).
+    fn substitute(&mut self, subst: &Substitution<'_>, value: &Value) -> Result<Value, Fail> {
+        Ok(match value {
+            Value::String(s) => Value::String(self.text(subst, s)?),
+            Value::Array(items) => {
+                self.take(2 + items.len() as u64)?;
+                Value::Array(
+                    items
+                        .iter()
+                        .map(|i| self.substitute(subst, i))
+                        .collect::<Result<_, _>>()?,
+                )
+            }
+            Value::Object(map) => {
+                if map.len() == 1 && map.get("Ref").and_then(Value::as_str) == Some(subst.id) {
+                    self.take(subst.item.len() as u64 + 2)?;
+                    return Ok(Value::String(subst.item.to_string()));
+                }
+                self.take(2)?;
+                let mut out = Map::new();
+                for (k, v) in map {
+                    let k = self.text(subst, k)?;
+                    self.take(1)?;
+                    out.insert(k, self.substitute(subst, v)?);
+                }
+                Value::Object(out)
+            }
+            v => {
+                self.take(measure(v).text + 1)?;
+                v.clone()
+            }
+        })
+    }
 }
 
-fn substitute(value: &Value, id: &str, item: &str) -> Value {
-    match value {
-        Value::String(s) => Value::String(substitute_text(s, id, item)),
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|i| substitute(i, id, item)).collect())
+/// One item bound to a loop's identifier: `${id}` becomes the item, `&{id}` the item without
+/// its non-alphanumeric characters.
+struct Substitution<'a> {
+    id: &'a str,
+    item: &'a str,
+    dollar: String,
+    amp: String,
+    bare: String,
+}
+
+impl<'a> Substitution<'a> {
+    fn new(id: &'a str, item: &'a str) -> Substitution<'a> {
+        Substitution {
+            id,
+            item,
+            dollar: format!("${{{id}}}"),
+            amp: format!("&{{{id}}}"),
+            bare: item.chars().filter(|c| c.is_ascii_alphanumeric()).collect(),
         }
-        Value::Object(map) => {
-            if map.len() == 1 && map.get("Ref").and_then(Value::as_str) == Some(id) {
-                return Value::String(item.to_string());
-            }
-            Value::Object(
-                map.iter()
-                    .map(|(k, v)| (substitute_text(k, id, item), substitute(v, id, item)))
-                    .collect(),
-            )
+    }
+
+    /// The length `text` has once substituted, and whether it changes.
+    fn len(&self, text: &str) -> (usize, bool) {
+        if !text.contains('{') {
+            return (text.len(), false);
         }
-        v => v.clone(),
+        let dollars = text.matches(self.dollar.as_str()).count();
+        let amps = text.matches(self.amp.as_str()).count();
+        let len = text.len() - dollars * self.dollar.len() - amps * self.amp.len()
+            + dollars * self.item.len()
+            + amps * self.bare.len();
+        (len, dollars + amps > 0)
+    }
+
+    fn apply(&self, text: &str) -> String {
+        text.replace(self.dollar.as_str(), self.item)
+            .replace(self.amp.as_str(), &self.bare)
     }
 }
 
@@ -152,12 +237,17 @@ fn expand_document(
     inner: &Inner,
     params: Option<&BoundParameters>,
     pseudo: Option<&Pseudo>,
+    meter: &Meter,
 ) -> Result<Option<Sections>, TemplateError> {
     let none: IndexMap<String, ResourceDecl> = IndexMap::new();
-    let mut scope = Scope::new(inner, &none, Block::Resources);
+    let mut scope = Scope::new(inner, &none, Block::Resources, meter);
     scope.params = params;
     scope.pseudo = pseudo;
-    let mut expander = Expander { scope, produced: 0 };
+    let mut expander = Expander {
+        scope,
+        copies: 0,
+        bytes_left: limits::MAX_TEMPLATE_BYTES as u64,
+    };
     let Value::Object(top) = &inner.document else {
         return Ok(None);
     };
@@ -169,7 +259,7 @@ fn expand_document(
                     processed.insert(section.to_string(), v);
                 }
                 Err(Fail::Unknown) => return Ok(None),
-                Err(Fail::Error(e)) => return Err(e),
+                Err(Fail::Error(e)) => return Err(e.under_key(section)),
             }
         }
     }
@@ -203,7 +293,7 @@ fn expand_document(
 /// without parameter values, `None` otherwise (the caller checks them like a template without
 /// loops).
 pub(crate) fn process_static(inner: &Inner) -> Result<Option<Sections>, TemplateError> {
-    expand_document(inner, None, None)
+    expand_document(inner, None, None, &Meter::default())
 }
 
 /// The sections with every `Fn::ForEach` expanded against parameter values.
@@ -211,6 +301,7 @@ pub(crate) fn expand(
     inner: &Inner,
     params: &BoundParameters,
     pseudo: &Pseudo,
+    meter: &Meter,
 ) -> Result<Sections, TemplateError> {
     if !inner.language_extensions {
         return Ok(Sections {
@@ -220,6 +311,6 @@ pub(crate) fn expand(
             processed: inner.document.clone(),
         });
     }
-    expand_document(inner, Some(params), Some(pseudo))?
+    expand_document(inner, Some(params), Some(pseudo), meter)?
         .ok_or_else(|| ErrorKind::ForEachCollection.into())
 }

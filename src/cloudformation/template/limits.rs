@@ -38,7 +38,7 @@ pub const MAX_VALUE_BYTES: usize = MAX_TEMPLATE_BYTES;
 /// (rules, conditions, `Fn::ForEach`, the static evaluation of every resource and output), or
 /// one resource's properties or one output at execution. Cumulo's limit: a template of the
 /// largest size AWS accepts evaluates in a fraction of it.
-pub const EVALUATION_BYTES: u64 = 64 * 1024 * 1024;
+pub const EVALUATION_BYTES: u64 = 32 * 1024 * 1024;
 /// Most bytes the execution-time evaluations of one stack operation may produce in all (the
 /// values the engine keeps: every resource's properties and every output), counted like
 /// [`EVALUATION_BYTES`]. Cumulo's limit.

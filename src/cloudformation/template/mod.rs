@@ -40,9 +40,12 @@
 //!   is not enforced.
 //! - `Fn::RefAll`, `Fn::ValueOf` and `Fn::ValueOfAll` in rules see no EC2 data (empty lists).
 
+mod budget;
 mod cidr;
+mod condition;
 mod error;
 mod eval;
+mod evaluator;
 mod foreach;
 mod graph;
 pub mod limits;
@@ -59,11 +62,12 @@ mod tests;
 
 use std::sync::Arc;
 
+pub use budget::OperationMeter;
 pub use error::{
     Block, Budget, CidrProblem, Constraint, ErrorKind, EvalError, Function, Named, Quota,
     TemplateError, TemplatePath,
 };
-pub use eval::{EvaluatedOutput, Evaluator};
+pub use evaluator::{EvaluatedOutput, Evaluator};
 pub use model::{
     is_pseudo, AssertionDecl, OutputDecl, Pseudo, Resolved, ResourceDecl, ResourceValues, RuleDecl,
     Template, LANGUAGE_EXTENSIONS, PSEUDO_PARAMETERS,

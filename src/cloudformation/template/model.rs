@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::budget::OperationMeter;
 use super::params::ParameterDecl;
 
 /// The `AWS::LanguageExtensions` transform name.
@@ -194,6 +195,10 @@ pub struct Resolved {
     /// The processed template (after `AWS::LanguageExtensions`; the document itself otherwise),
     /// what GetTemplate `TemplateStage=Processed` returns.
     pub processed: Value,
+    /// What the execution-time evaluations of this operation have produced so far (every
+    /// [`super::Evaluator`] made from this value charges it; not stored).
+    #[serde(skip)]
+    pub meter: OperationMeter,
 }
 
 /// What the engine knows about created resources, asked for while evaluating.

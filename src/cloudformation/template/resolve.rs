@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+use super::budget::Meter;
 use super::error::{Block, ErrorKind, TemplateError};
 use super::eval::{ConditionLookup, Fail, Scope, R};
 use super::foreach::{self, Sections};
@@ -401,9 +402,11 @@ pub(crate) fn resolve(
     pseudo: &Pseudo,
 ) -> Result<Resolved, TemplateError> {
     let none: IndexMap<String, ResourceDecl> = IndexMap::new();
+    // One budget for everything this resolution evaluates (limits::EVALUATION_BYTES).
+    let meter = Meter::default();
 
     // Rules first: they validate the parameter values (user guide "Rules syntax").
-    let mut rule_scope = Scope::new(inner, &none, Block::Rules);
+    let mut rule_scope = Scope::new(inner, &none, Block::Rules, &meter);
     rule_scope.params = Some(params);
     rule_scope.pseudo = Some(pseudo);
     for (name, rule) in &inner.rules {
@@ -430,10 +433,10 @@ pub(crate) fn resolve(
         }
     }
 
-    let sections = foreach::expand(inner, params, pseudo)?;
+    let sections = foreach::expand(inner, params, pseudo, &meter)?;
 
     // Conditions.
-    let mut cond_scope = Scope::new(inner, &none, Block::Conditions);
+    let mut cond_scope = Scope::new(inner, &none, Block::Conditions, &meter);
     cond_scope.params = Some(params);
     cond_scope.pseudo = Some(pseudo);
     check_condition_definitions(inner, &sections.conditions)?;
@@ -457,7 +460,7 @@ pub(crate) fn resolve(
     // errors (a missing mapping key, an out-of-range Fn::Select) are synchronous.
     let mut active = checked.active;
     {
-        let mut scope = Scope::new(inner, &active, Block::Resources);
+        let mut scope = Scope::new(inner, &active, Block::Resources, &meter);
         scope.params = Some(params);
         scope.pseudo = Some(pseudo);
         scope.conditions = Some(&conditions);
@@ -482,7 +485,7 @@ pub(crate) fn resolve(
     // DeletionPolicy / UpdateReplacePolicy given as intrinsics (AWS::LanguageExtensions).
     if inner.language_extensions {
         let snapshot = active.clone();
-        let mut scope = Scope::new(inner, &snapshot, Block::Resources);
+        let mut scope = Scope::new(inner, &snapshot, Block::Resources, &meter);
         scope.params = Some(params);
         scope.pseudo = Some(pseudo);
         scope.conditions = Some(&conditions);
@@ -529,6 +532,7 @@ pub(crate) fn resolve(
         parameter_references: checked.parameter_references,
         outputs: checked.outputs,
         processed: sections.processed,
+        meter: Default::default(),
     })
 }
 

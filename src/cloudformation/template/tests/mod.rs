@@ -4,6 +4,7 @@
 //! helpers they share: an SSM stub, pseudo parameters, created-resource values, and
 //! parse-bind-resolve-evaluate shortcuts.
 
+mod budget;
 mod errors;
 mod foreach;
 mod intrinsics;
