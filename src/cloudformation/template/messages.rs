@@ -87,7 +87,7 @@ fn list(names: &[String]) -> String {
     names.join(", ")
 }
 
-/// Sections, declarations and parameter values.
+/// Top-level sections, quotas and names.
 fn render_sections(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, at: &Where<'_>) -> fmt::Result {
     match kind {
         // AWS (widely reported).
@@ -158,6 +158,17 @@ fn render_sections(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, at: &Where<'_>)
             };
             write!(f, "{FORMAT}{what} name {name} is non alphanumeric.")
         }
+        other => render_declarations(f, other, at),
+    }
+}
+
+/// Parameters, Mappings, Conditions and Rules declarations.
+fn render_declarations(
+    f: &mut fmt::Formatter<'_>,
+    kind: &ErrorKind,
+    at: &Where<'_>,
+) -> fmt::Result {
+    match kind {
         // Chosen, in the wording of `Any Resources member must be an object.`.
         ErrorKind::ParameterNotObject => {
             write!(f, "{FORMAT}Any Parameters member must be an object.")
@@ -229,11 +240,17 @@ fn render_sections(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, at: &Where<'_>)
             f,
             "{FORMAT}Every AssertDescription must be a string: {rule}"
         ),
+        other => render_resources(f, other, at),
+    }
+}
+
+/// Resources and Outputs declarations.
+fn render_resources(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, at: &Where<'_>) -> fmt::Result {
+    match kind {
         // AWS (contract §6.4).
-        ErrorKind::NoResources => write!(
-            f,
-            "{FORMAT}At least one Resources member must be defined."
-        ),
+        ErrorKind::NoResources => {
+            write!(f, "{FORMAT}At least one Resources member must be defined.")
+        }
         // Recorded.
         ErrorKind::ResourceNotObject => {
             write!(f, "{FORMAT}Any Resources member must be an object.")
@@ -248,15 +265,13 @@ fn render_sections(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, at: &Where<'_>)
             write!(f, "Invalid template resource property '{key}'")
         }
         // Chosen.
-        ErrorKind::PropertiesNotObject => write!(
-            f,
-            "{FORMAT}{at}Every Properties member must be an object."
-        ),
+        ErrorKind::PropertiesNotObject => {
+            write!(f, "{FORMAT}{at}Every Properties member must be an object.")
+        }
         // AWS (reported).
-        ErrorKind::DependsOnShape => write!(
-            f,
-            "{FORMAT}DependsOn must be a string or list of strings."
-        ),
+        ErrorKind::DependsOnShape => {
+            write!(f, "{FORMAT}DependsOn must be a string or list of strings.")
+        }
         // AWS (reported).
         ErrorKind::ConditionNotString => {
             write!(f, "{FORMAT}Every Condition member must be a string.")
@@ -280,16 +295,14 @@ fn render_sections(f: &mut fmt::Formatter<'_>, kind: &ErrorKind, at: &Where<'_>)
             write!(f, "{FORMAT}{at}Every Export member must contain a Name")
         }
         // AWS (reported, contract §6.4): every unknown type listed.
-        ErrorKind::UnrecognizedResourceTypes(types) => write!(
-            f,
-            "{FORMAT}Unrecognized resource types: [{}]",
-            list(types)
-        ),
+        ErrorKind::UnrecognizedResourceTypes(types) => {
+            write!(f, "{FORMAT}Unrecognized resource types: [{}]", list(types))
+        }
         other => render_values(f, other),
     }
 }
 
-/// Parameter values, references, conditions and rules.
+/// Parameter values.
 fn render_values(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result {
     match kind {
         // AWS (reported, contract §2.4).
@@ -354,6 +367,13 @@ fn render_values(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result {
             "Unable to fetch parameters [{}] from parameter store for this account.",
             names.join(",")
         ),
+        other => render_references(f, other),
+    }
+}
+
+/// References, conditions and rules.
+fn render_references(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result {
+    match kind {
         // AWS (contract §6.2, §6.3; acceptance `bad_unresolved_ref`).
         ErrorKind::Unresolved { names, block } => {
             let names = list(names);
@@ -415,7 +435,7 @@ fn render_values(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result {
     }
 }
 
-/// Intrinsic functions, `Fn::ForEach`, budgets and execution.
+/// Intrinsic functions.
 fn render_functions(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result {
     match kind {
         // AWS (a widely quoted message; the function list as AWS prints it).
@@ -508,6 +528,13 @@ fn render_functions(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result
             "{TEMPLATE}variable {name} in Fn::Sub expression does not resolve to a string"
         ),
         ErrorKind::Cidr(problem) => write!(f, "{TEMPLATE}Fn::Cidr {}", cidr(problem)),
+        other => render_expansion(f, other),
+    }
+}
+
+/// `Fn::ForEach` and execution.
+fn render_expansion(f: &mut fmt::Formatter<'_>, kind: &ErrorKind) -> fmt::Result {
+    match kind {
         // Chosen (AWS's is unrecorded).
         ErrorKind::ForEachShape(name) => write!(
             f,

@@ -77,7 +77,35 @@ pub use params::{
     ShownParameter,
 };
 
+/// What the cheap checks of a template body find ([`Template::outline`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outline {
+    /// `Transform`, as a list of names (only `AWS::LanguageExtensions` gets past the checks).
+    pub transforms: Vec<String>,
+}
+
+impl Outline {
+    /// True when the template has a transform: CreateStack, UpdateStack and CreateChangeSet
+    /// need `CAPABILITY_AUTO_EXPAND` (user guide, CreateStack `Capabilities`).
+    pub fn requires_auto_expand(&self) -> bool {
+        !self.transforms.is_empty()
+    }
+}
+
 impl Template {
+    /// The checks of `body` that evaluate nothing, for callers that must run cheap checks
+    /// (capabilities, section names) before any evaluation (issue 17.1): the body is read
+    /// (JSON or YAML, AWS's `not well-formed` errors), its top level is a map whose keys are
+    /// sections, transforms are ones Cumulo runs, no `Fn::Transform` macro and no `null`
+    /// appear, `AWSTemplateFormatVersion` and `Description` are valid. Costs one read of the
+    /// body (linear; the body is at most 1,000,000 bytes, `source.rs`); [`Template::parse`]
+    /// repeats these checks and reads the body again. Errors are the ones `parse` gives first.
+    pub fn outline(body: &str) -> Result<Outline, TemplateError> {
+        let (document, _) = parse::load(body)?;
+        let (_, transforms) = parse::outline(&document)?;
+        Ok(Outline { transforms })
+    }
+
     /// Parses `body` (JSON when it is a JSON object, YAML otherwise) and checks its structure:
     /// sections, parameters, mappings, conditions, rules, resources, outputs, logical ids,
     /// resource types against the registry, intrinsic shapes, and every reference that does not

@@ -121,101 +121,10 @@ impl<'a> Collector<'a> {
                 }
                 _ => Err(shape(Function::Ref)),
             },
-            "Fn::GetAtt" => match args {
-                Value::String(s) => match s.split_once('.') {
-                    Some((r, a)) if !r.is_empty() && !a.is_empty() => {
-                        self.push(Reference::GetAtt(r.to_string(), Some(a.to_string())));
-                        Ok(())
-                    }
-                    _ => Err(shape(Function::GetAtt)),
-                },
-                Value::Array(items) if items.len() == 2 => {
-                    let Value::String(res) = &items[0] else {
-                        return Err(shape(Function::GetAtt));
-                    };
-                    let attr = match &items[1] {
-                        Value::String(a) => Some(a.clone()),
-                        Value::Object(_) => {
-                            self.walk(&items[1], depth)?;
-                            None
-                        }
-                        _ => return Err(shape(Function::GetAtt)),
-                    };
-                    if res.is_empty() || attr.as_deref() == Some("") {
-                        return Err(shape(Function::GetAtt));
-                    }
-                    self.push(Reference::GetAtt(res.clone(), attr));
-                    Ok(())
-                }
-                _ => Err(shape(Function::GetAtt)),
-            },
-            "Fn::Sub" => {
-                let (template, vars) = match args {
-                    Value::String(s) => (s, None),
-                    Value::Array(items) if items.len() == 2 => match (&items[0], &items[1]) {
-                        (Value::String(s), Value::Object(vars)) => (s, Some(vars)),
-                        _ => return Err(shape(Function::Sub)),
-                    },
-                    _ => return Err(shape(Function::Sub)),
-                };
-                if let Some(vars) = vars {
-                    vars.values().try_for_each(|v| self.walk(v, depth))?;
-                }
-                for piece in parse_sub(template)? {
-                    if let SubPiece::Var(var) = piece {
-                        if vars.is_some_and(|m| m.contains_key(&var)) {
-                            continue;
-                        }
-                        match var.split_once('.') {
-                            // `${Resource.Attribute}` of a declared resource is a GetAtt; any
-                            // other name is unresolved as written (contract §6.2).
-                            Some((res, att))
-                                if !self.inner.parameters.contains_key(&var)
-                                    && self.declared.contains_key(res) =>
-                            {
-                                self.push(Reference::GetAtt(res.to_string(), Some(att.to_string())))
-                            }
-                            _ => self.push(Reference::Ref(var)),
-                        }
-                    }
-                }
-                Ok(())
-            }
-            "Fn::If" => {
-                let Value::Array(items) = args else {
-                    return Err(shape(Function::If));
-                };
-                let [Value::String(cond), yes, no] = items.as_slice() else {
-                    return Err(shape(Function::If));
-                };
-                if !self.defined.contains_key(cond) {
-                    return Err(unresolved_condition(cond, "Fn::If"));
-                }
-                match self.conditions.and_then(|c| c.get(cond)) {
-                    Some(true) => self.walk(yes, depth),
-                    Some(false) => self.walk(no, depth),
-                    None => {
-                        self.unknown_if_depth += 1;
-                        let walked = self.walk(yes, depth).and_then(|()| self.walk(no, depth));
-                        self.unknown_if_depth -= 1;
-                        walked
-                    }
-                }
-            }
-            "Fn::ImportValue" => {
-                let before = self.refs.len();
-                self.walk(args, depth)?;
-                let depends_on_resource = self.refs[before..].iter().any(|r| match r {
-                    Reference::Ref(n) => self.inner_is_resource(n),
-                    Reference::GetAtt(..) => true,
-                });
-                if depends_on_resource
-                    || contains_function(args, &["Fn::ImportValue", "Fn::GetAZs"])
-                {
-                    return Err(ErrorKind::ImportValueDependsOnResource.into());
-                }
-                Ok(())
-            }
+            "Fn::GetAtt" => self.get_att(args, depth),
+            "Fn::Sub" => self.sub(args, depth),
+            "Fn::If" => self.if_(args, depth),
+            "Fn::ImportValue" => self.import_value(args, depth),
             "Fn::Join" => match args {
                 Value::Array(items) if items.len() == 2 && items[0].is_string() => {
                     self.walk(&items[1], depth)
@@ -260,6 +169,109 @@ impl<'a> Collector<'a> {
             }
             .into()),
         }
+    }
+
+    /// `Fn::GetAtt [resource, attribute]` or `"resource.attribute"`.
+    fn get_att(&mut self, args: &Value, depth: usize) -> Result<(), TemplateError> {
+        match args {
+            Value::String(s) => match s.split_once('.') {
+                Some((r, a)) if !r.is_empty() && !a.is_empty() => {
+                    self.push(Reference::GetAtt(r.to_string(), Some(a.to_string())));
+                    Ok(())
+                }
+                _ => Err(shape(Function::GetAtt)),
+            },
+            Value::Array(items) if items.len() == 2 => {
+                let Value::String(res) = &items[0] else {
+                    return Err(shape(Function::GetAtt));
+                };
+                let attr = match &items[1] {
+                    Value::String(a) => Some(a.clone()),
+                    Value::Object(_) => {
+                        self.walk(&items[1], depth)?;
+                        None
+                    }
+                    _ => return Err(shape(Function::GetAtt)),
+                };
+                if res.is_empty() || attr.as_deref() == Some("") {
+                    return Err(shape(Function::GetAtt));
+                }
+                self.push(Reference::GetAtt(res.clone(), attr));
+                Ok(())
+            }
+            _ => Err(shape(Function::GetAtt)),
+        }
+    }
+
+    /// `Fn::Sub`: its variables' values are walked, its `${...}` names are references.
+    fn sub(&mut self, args: &Value, depth: usize) -> Result<(), TemplateError> {
+        let (template, vars) = match args {
+            Value::String(s) => (s, None),
+            Value::Array(items) if items.len() == 2 => match (&items[0], &items[1]) {
+                (Value::String(s), Value::Object(vars)) => (s, Some(vars)),
+                _ => return Err(shape(Function::Sub)),
+            },
+            _ => return Err(shape(Function::Sub)),
+        };
+        if let Some(vars) = vars {
+            vars.values().try_for_each(|v| self.walk(v, depth))?;
+        }
+        for piece in parse_sub(template)? {
+            if let SubPiece::Var(var) = piece {
+                if vars.is_some_and(|m| m.contains_key(&var)) {
+                    continue;
+                }
+                match var.split_once('.') {
+                    // `${Resource.Attribute}` of a declared resource is a GetAtt; any
+                    // other name is unresolved as written (contract §6.2).
+                    Some((res, att))
+                        if !self.inner.parameters.contains_key(&var)
+                            && self.declared.contains_key(res) =>
+                    {
+                        self.push(Reference::GetAtt(res.to_string(), Some(att.to_string())))
+                    }
+                    _ => self.push(Reference::Ref(var)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `Fn::If`: the branch taken when the condition is known, both otherwise.
+    fn if_(&mut self, args: &Value, depth: usize) -> Result<(), TemplateError> {
+        let Value::Array(items) = args else {
+            return Err(shape(Function::If));
+        };
+        let [Value::String(cond), yes, no] = items.as_slice() else {
+            return Err(shape(Function::If));
+        };
+        if !self.defined.contains_key(cond) {
+            return Err(unresolved_condition(cond, "Fn::If"));
+        }
+        match self.conditions.and_then(|c| c.get(cond)) {
+            Some(true) => self.walk(yes, depth),
+            Some(false) => self.walk(no, depth),
+            None => {
+                self.unknown_if_depth += 1;
+                let walked = self.walk(yes, depth).and_then(|()| self.walk(no, depth));
+                self.unknown_if_depth -= 1;
+                walked
+            }
+        }
+    }
+
+    /// `Fn::ImportValue`: its name must not depend on resources, imports or `Fn::GetAZs`.
+    fn import_value(&mut self, args: &Value, depth: usize) -> Result<(), TemplateError> {
+        let before = self.refs.len();
+        self.walk(args, depth)?;
+        let depends_on_resource = self.refs[before..].iter().any(|r| match r {
+            Reference::Ref(n) => self.inner_is_resource(n),
+            Reference::GetAtt(..) => true,
+        });
+        if depends_on_resource || contains_function(args, &["Fn::ImportValue", "Fn::GetAZs"]) {
+            return Err(ErrorKind::ImportValueDependsOnResource.into());
+        }
+        Ok(())
     }
 
     fn inner_is_resource(&self, name: &str) -> bool {

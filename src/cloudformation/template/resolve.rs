@@ -56,44 +56,7 @@ fn check_sections(
     sections: &Sections,
     conditions: Option<&IndexMap<String, bool>>,
 ) -> Result<Checked, TemplateError> {
-    // Resource types: every declared one, conditions or not.
-    let mut unknown_types: Vec<&str> = Vec::new();
-    for res in sections.resources.values() {
-        if registry::resource_type(&res.type_name).is_none()
-            && !unknown_types.contains(&res.type_name.as_str())
-        {
-            unknown_types.push(&res.type_name);
-        }
-    }
-    if !unknown_types.is_empty() {
-        let types = unknown_types.into_iter().map(str::to_string).collect();
-        return Err(ErrorKind::UnrecognizedResourceTypes(types).into());
-    }
-
-    check_condition_definitions(inner, &sections.conditions)?;
-    for (id, res) in &sections.resources {
-        if let Some(c) = &res.condition {
-            if !sections.conditions.contains_key(c) {
-                return Err(unresolved_condition(c, "Resources").under(&[
-                    "Resources",
-                    id.as_str(),
-                    "Condition",
-                ]));
-            }
-        }
-    }
-    for (key, out) in &sections.outputs {
-        if let Some(c) = &out.condition {
-            if !sections.conditions.contains_key(c) {
-                return Err(unresolved_condition(c, "Outputs").under(&[
-                    "Outputs",
-                    key.as_str(),
-                    "Condition",
-                ]));
-            }
-        }
-    }
-
+    check_declarations(inner, sections)?;
     let holds = |c: &Option<String>| match (c, conditions) {
         (Some(c), Some(values)) => values.get(c).copied().unwrap_or(false),
         _ => true,
@@ -111,18 +74,114 @@ fn check_sections(
         .map(|(k, o)| (k.clone(), o.clone()))
         .collect();
 
-    // Resources block.
-    let mut dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
-    // Without condition values: the dependencies outside `Fn::If` branches, which hold for
-    // every parameter value (a cycle through them fails every CreateStack).
-    let mut certain_dependencies: IndexMap<String, Vec<String>> = IndexMap::new();
-    let mut parameter_references: IndexMap<String, Vec<String>> = IndexMap::new();
-    let mut unresolved_names: Vec<String> = Vec::new();
-    let mut attribute_error: Option<TemplateError> = None;
+    let mut refs = ResourceReferences {
+        inner,
+        sections,
+        active: &active,
+        conditions,
+        unresolved: Vec::new(),
+        attribute_error: None,
+        dependencies: IndexMap::new(),
+        certain_dependencies: IndexMap::new(),
+        parameter_references: IndexMap::new(),
+    };
     for (id, res) in &active {
-        let mut collector =
-            Collector::new(inner, &sections.resources, &sections.conditions, conditions);
-        let at = |e: TemplateError, part: &str| e.under(&["Resources", id.as_str(), part]);
+        refs.resource(id, res)?;
+    }
+    if !refs.unresolved.is_empty() {
+        return Err(unresolved(refs.unresolved, Block::Resources).under_key("Resources"));
+    }
+    if let Some(err) = refs.attribute_error {
+        return Err(err);
+    }
+    if conditions.is_none() {
+        // ValidateTemplate runs the dependency-graph check too (contract §6.3, §6.4).
+        topological_order(&active, &refs.certain_dependencies)?;
+    }
+    let (dependencies, parameter_references) = (refs.dependencies, refs.parameter_references);
+    check_output_references(inner, sections, &active, &outputs, conditions)?;
+    Ok(Checked {
+        active,
+        dependencies,
+        parameter_references,
+        outputs,
+    })
+}
+
+/// The declarations' own checks: every resource type is in the registry (conditions or not),
+/// the conditions' definitions, and the condition names resources and outputs use.
+fn check_declarations(inner: &Inner, sections: &Sections) -> Result<(), TemplateError> {
+    let mut unknown_types: Vec<&str> = Vec::new();
+    for res in sections.resources.values() {
+        if registry::resource_type(&res.type_name).is_none()
+            && !unknown_types.contains(&res.type_name.as_str())
+        {
+            unknown_types.push(&res.type_name);
+        }
+    }
+    if !unknown_types.is_empty() {
+        let types = unknown_types.into_iter().map(str::to_string).collect();
+        return Err(ErrorKind::UnrecognizedResourceTypes(types).into());
+    }
+    check_condition_definitions(inner, &sections.conditions)?;
+    let named = sections
+        .resources
+        .iter()
+        .map(|(id, r)| ("Resources", id, &r.condition))
+        .chain(
+            sections
+                .outputs
+                .iter()
+                .map(|(key, o)| ("Outputs", key, &o.condition)),
+        );
+    for (section, name, condition) in named {
+        if let Some(c) = condition {
+            if !sections.conditions.contains_key(c) {
+                return Err(unresolved_condition(c, section).under(&[
+                    section,
+                    name.as_str(),
+                    "Condition",
+                ]));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Resources block's references, resource by resource: dependencies, parameters used,
+/// names that resolve to nothing (all of them, first-seen order) and the first attribute the
+/// target's type does not have.
+struct ResourceReferences<'a> {
+    inner: &'a Inner,
+    sections: &'a Sections,
+    active: &'a IndexMap<String, ResourceDecl>,
+    conditions: Option<&'a IndexMap<String, bool>>,
+    unresolved: Vec<String>,
+    attribute_error: Option<TemplateError>,
+    dependencies: IndexMap<String, Vec<String>>,
+    /// Without condition values: the dependencies outside `Fn::If` branches, which hold for
+    /// every parameter value (a cycle through them fails every CreateStack).
+    certain_dependencies: IndexMap<String, Vec<String>>,
+    parameter_references: IndexMap<String, Vec<String>>,
+}
+
+/// Adds `name` to `list` unless it is there.
+fn add(name: &str, list: &mut Vec<String>) {
+    if !list.iter().any(|d| d == name) {
+        list.push(name.to_string());
+    }
+}
+
+impl ResourceReferences<'_> {
+    fn resource(&mut self, id: &str, res: &ResourceDecl) -> Result<(), TemplateError> {
+        let sections = self.sections;
+        let mut collector = Collector::new(
+            self.inner,
+            &sections.resources,
+            &sections.conditions,
+            self.conditions,
+        );
+        let at = |e: TemplateError, part: &str| e.under(&["Resources", id, part]);
         collector
             .walk(&res.properties, 0)
             .map_err(|e| at(e, "Properties"))?;
@@ -131,99 +190,88 @@ fn check_sections(
         }
         let mut deps: Vec<String> = Vec::new();
         let mut params: Vec<String> = Vec::new();
-        let add = |dep: &str, deps: &mut Vec<String>| {
-            if !deps.iter().any(|d| d == dep) {
-                deps.push(dep.to_string());
-            }
-        };
         for reference in &collector.refs {
             match reference {
-                Reference::Ref(name) => {
-                    if inner.parameters.contains_key(name) {
-                        add(name, &mut params);
-                        continue;
-                    }
-                    if is_pseudo(name) {
-                        continue;
-                    }
-                    if active.contains_key(name) {
-                        add(name, &mut deps);
-                    } else if !unresolved_names.contains(name) {
-                        unresolved_names.push(name.clone());
-                    }
+                Reference::Ref(name) if self.inner.parameters.contains_key(name) => {
+                    add(name, &mut params)
                 }
-                Reference::GetAtt(target, attr) => {
-                    if active.contains_key(target) {
-                        add(target, &mut deps);
-                        if let (Some(attr), None) = (attr, &attribute_error) {
-                            let ty = &active[target.as_str()].type_name;
-                            if registry::resource_type(ty)
-                                .is_some_and(|info| !info.supports_attribute(attr))
-                            {
-                                attribute_error = Some(
-                                    TemplateError::new(ErrorKind::GetAttAttribute {
-                                        resource: target.clone(),
-                                        attribute: attr.clone(),
-                                    })
-                                    .under(&["Resources", id.as_str()]),
-                                );
-                            }
-                        }
-                    } else if sections.resources.contains_key(target) {
-                        if !unresolved_names.contains(target) {
-                            unresolved_names.push(target.clone());
-                        }
-                    } else {
-                        return Err(
-                            TemplateError::new(ErrorKind::GetAttUndefined(target.clone()))
-                                .under(&["Resources", id.as_str()]),
-                        );
-                    }
+                Reference::Ref(name) if is_pseudo(name) => {}
+                Reference::Ref(name) if self.active.contains_key(name) => add(name, &mut deps),
+                Reference::Ref(name) => add(name, &mut self.unresolved),
+                Reference::GetAtt(target, attr) if self.active.contains_key(target) => {
+                    add(target, &mut deps);
+                    self.check_attribute(id, target, attr.as_deref());
+                }
+                Reference::GetAtt(target, _) if sections.resources.contains_key(target) => {
+                    add(target, &mut self.unresolved)
+                }
+                Reference::GetAtt(target, _) => {
+                    return Err(
+                        TemplateError::new(ErrorKind::GetAttUndefined(target.clone()))
+                            .under(&["Resources", id]),
+                    );
                 }
             }
         }
         for dep in &res.depends_on {
-            if active.contains_key(dep) {
+            if self.active.contains_key(dep) {
                 add(dep, &mut deps);
-            } else if !unresolved_names.contains(dep) {
-                unresolved_names.push(dep.clone());
+            } else {
+                add(dep, &mut self.unresolved);
             }
         }
-        if conditions.is_none() {
+        if self.conditions.is_none() {
             let mut certain: Vec<String> = Vec::new();
             for &i in &collector.certain {
                 let target = match &collector.refs[i] {
                     Reference::Ref(name) => name,
                     Reference::GetAtt(target, _) => target,
                 };
-                if active.contains_key(target) {
+                if self.active.contains_key(target) {
                     add(target, &mut certain);
                 }
             }
             for dep in &res.depends_on {
-                if active.contains_key(dep) {
+                if self.active.contains_key(dep) {
                     add(dep, &mut certain);
                 }
             }
-            certain_dependencies.insert(id.clone(), certain);
+            self.certain_dependencies.insert(id.to_string(), certain);
         }
-        dependencies.insert(id.clone(), deps);
-        parameter_references.insert(id.clone(), params);
-    }
-    if !unresolved_names.is_empty() {
-        return Err(unresolved(unresolved_names, Block::Resources).under_key("Resources"));
-    }
-    if let Some(err) = attribute_error {
-        return Err(err);
-    }
-    if conditions.is_none() {
-        // ValidateTemplate runs the dependency-graph check too (contract §6.3, §6.4).
-        topological_order(&active, &certain_dependencies)?;
+        self.dependencies.insert(id.to_string(), deps);
+        self.parameter_references.insert(id.to_string(), params);
+        Ok(())
     }
 
-    // Outputs block: attributes are checked when the output is evaluated (§6.2).
+    /// Remembers the first `Fn::GetAtt` of an attribute `target`'s type does not have.
+    fn check_attribute(&mut self, id: &str, target: &str, attr: Option<&str>) {
+        let (Some(attr), None) = (attr, &self.attribute_error) else {
+            return;
+        };
+        let ty = &self.active[target].type_name;
+        if registry::resource_type(ty).is_some_and(|info| !info.supports_attribute(attr)) {
+            self.attribute_error = Some(
+                TemplateError::new(ErrorKind::GetAttAttribute {
+                    resource: target.to_string(),
+                    attribute: attr.to_string(),
+                })
+                .under(&["Resources", id]),
+            );
+        }
+    }
+}
+
+/// The Outputs block's references; attributes are checked when the output is evaluated
+/// (contract §6.2).
+fn check_output_references(
+    inner: &Inner,
+    sections: &Sections,
+    active: &IndexMap<String, ResourceDecl>,
+    outputs: &IndexMap<String, OutputDecl>,
+    conditions: Option<&IndexMap<String, bool>>,
+) -> Result<(), TemplateError> {
     let mut unresolved_names: Vec<String> = Vec::new();
-    for (key, out) in &outputs {
+    for (key, out) in outputs {
         let mut collector =
             Collector::new(inner, &sections.resources, &sections.conditions, conditions);
         let at = |e: TemplateError, part: &str| e.under(&["Outputs", key.as_str(), part]);
@@ -238,36 +286,27 @@ fn check_sections(
         }
         for reference in &collector.refs {
             let name = match reference {
-                Reference::Ref(name) => {
-                    if is_pseudo(name) || inner.parameters.contains_key(name) {
-                        continue;
-                    }
-                    name
+                Reference::Ref(name) if is_pseudo(name) || inner.parameters.contains_key(name) => {
+                    continue
                 }
-                Reference::GetAtt(target, _) => {
-                    if !sections.resources.contains_key(target) {
-                        return Err(
-                            TemplateError::new(ErrorKind::GetAttUndefined(target.clone()))
-                                .under(&["Outputs", key.as_str()]),
-                        );
-                    }
-                    target
+                Reference::Ref(name) => name,
+                Reference::GetAtt(target, _) if !sections.resources.contains_key(target) => {
+                    return Err(
+                        TemplateError::new(ErrorKind::GetAttUndefined(target.clone()))
+                            .under(&["Outputs", key.as_str()]),
+                    );
                 }
+                Reference::GetAtt(target, _) => target,
             };
-            if !active.contains_key(name) && !unresolved_names.contains(name) {
-                unresolved_names.push(name.clone());
+            if !active.contains_key(name) {
+                add(name, &mut unresolved_names);
             }
         }
     }
     if !unresolved_names.is_empty() {
         return Err(unresolved(unresolved_names, Block::Outputs).under_key("Outputs"));
     }
-    Ok(Checked {
-        active,
-        dependencies,
-        parameter_references,
-        outputs,
-    })
+    Ok(())
 }
 
 /// Conditions may use parameters, pseudo parameters, mappings and other conditions only.
@@ -401,45 +440,24 @@ pub(crate) fn resolve(
     params: &BoundParameters,
     pseudo: &Pseudo,
 ) -> Result<Resolved, TemplateError> {
-    let none: IndexMap<String, ResourceDecl> = IndexMap::new();
     // One budget for everything this resolution evaluates (limits::EVALUATION_BYTES).
     let meter = Meter::default();
+    let none: IndexMap<String, ResourceDecl> = IndexMap::new();
+    let values = Values {
+        inner,
+        params,
+        pseudo,
+        meter: &meter,
+    };
 
     // Rules first: they validate the parameter values (user guide "Rules syntax").
-    let mut rule_scope = Scope::new(inner, &none, Block::Rules, &meter);
-    rule_scope.params = Some(params);
-    rule_scope.pseudo = Some(pseudo);
-    for (name, rule) in &inner.rules {
-        let applies = match &rule.rule_condition {
-            None => true,
-            Some(c) => rule_scope
-                .eval_bool(c, &NoConditions, 0)
-                .map_err(|f| fail(f).under(&["Rules", name.as_str(), "RuleCondition"]))?,
-        };
-        if !applies {
-            continue;
-        }
-        for assertion in &rule.assertions {
-            if !rule_scope
-                .eval_bool(&assertion.assert, &NoConditions, 0)
-                .map_err(|f| fail(f).under(&["Rules", name.as_str(), "Assertions"]))?
-            {
-                return Err(ErrorKind::AssertionFailed {
-                    rule: name.clone(),
-                    description: assertion.assert_description.clone(),
-                }
-                .into());
-            }
-        }
-    }
+    check_rules(inner, &values.scope(&none, Block::Rules))?;
 
     let sections = foreach::expand(inner, params, pseudo, &meter)?;
 
     // Conditions.
-    let mut cond_scope = Scope::new(inner, &none, Block::Conditions, &meter);
-    cond_scope.params = Some(params);
-    cond_scope.pseudo = Some(pseudo);
     check_condition_definitions(inner, &sections.conditions)?;
+    let cond_scope = values.scope(&none, Block::Conditions);
     let lookup = ConditionValues {
         scope: &cond_scope,
         defs: &sections.conditions,
@@ -455,72 +473,17 @@ pub(crate) fn resolve(
     }
 
     let checked = check_sections(inner, &sections, Some(&conditions))?;
-
-    // Static evaluation: everything that needs no created resource is evaluated now, so its
-    // errors (a missing mapping key, an out-of-range Fn::Select) are synchronous.
     let mut active = checked.active;
     {
-        let mut scope = Scope::new(inner, &active, Block::Resources, &meter);
-        scope.params = Some(params);
-        scope.pseudo = Some(pseudo);
-        scope.conditions = Some(&conditions);
-        for (id, res) in &active {
-            probe(&scope, &res.properties)
-                .map_err(|e| e.under(&["Resources", id.as_str(), "Properties"]))?;
-        }
-        scope.block = Block::Outputs;
-        for (key, out) in &checked.outputs {
-            let at =
-                |e: TemplateError, part: &[&str]| e.under(part).under(&["Outputs", key.as_str()]);
-            probe(&scope, &out.value).map_err(|e| at(e, &["Value"]))?;
-            if let Some(d) = &out.description {
-                probe(&scope, d).map_err(|e| at(e, &["Description"]))?;
-            }
-            if let Some(e) = &out.export_name {
-                probe(&scope, e).map_err(|err| at(err, &["Export", "Name"]))?;
-            }
-        }
+        let mut static_scope = values.scope(&active, Block::Resources);
+        static_scope.conditions = Some(&conditions);
+        probe_all(&mut static_scope, &active, &checked.outputs)?;
     }
-
-    // DeletionPolicy / UpdateReplacePolicy given as intrinsics (AWS::LanguageExtensions).
     if inner.language_extensions {
         let snapshot = active.clone();
-        let mut scope = Scope::new(inner, &snapshot, Block::Resources, &meter);
-        scope.params = Some(params);
-        scope.pseudo = Some(pseudo);
-        scope.conditions = Some(&conditions);
-        for (id, res) in active.iter_mut() {
-            for (slot, attribute, allowed) in [
-                (
-                    &mut res.deletion_policy,
-                    "DeletionPolicy",
-                    DELETION_POLICIES,
-                ),
-                (
-                    &mut res.update_replace_policy,
-                    "UpdateReplacePolicy",
-                    UPDATE_REPLACE_POLICIES,
-                ),
-            ] {
-                let Some(text) = slot.as_ref().filter(|t| t.starts_with('{')) else {
-                    continue;
-                };
-                let at = |e: TemplateError| e.under(&["Resources", id.as_str()]);
-                let expr: Value =
-                    serde_json::from_str(text).map_err(|_| at(policy_error(attribute)))?;
-                let value = match scope.eval(&expr, 0) {
-                    Ok(Some(Value::String(s))) => s,
-                    Ok(None) => {
-                        *slot = None;
-                        continue;
-                    }
-                    Ok(_) | Err(Fail::Unknown) => String::new(),
-                    Err(Fail::Error(e)) => return Err(at(e)),
-                };
-                check_policy(&value, attribute, allowed).map_err(at)?;
-                *slot = Some(value);
-            }
-        }
+        let mut policy_scope = values.scope(&snapshot, Block::Resources);
+        policy_scope.conditions = Some(&conditions);
+        resolve_policies(&policy_scope, &mut active)?;
     }
 
     let order = topological_order(&active, &checked.dependencies)?;
@@ -534,6 +497,119 @@ pub(crate) fn resolve(
         processed: sections.processed,
         meter: Default::default(),
     })
+}
+
+/// What every scope of one resolution sees.
+struct Values<'a> {
+    inner: &'a Inner,
+    params: &'a BoundParameters,
+    pseudo: &'a Pseudo,
+    meter: &'a Meter,
+}
+
+impl<'a> Values<'a> {
+    fn scope(&self, resources: &'a IndexMap<String, ResourceDecl>, block: Block) -> Scope<'a> {
+        let mut scope = Scope::new(self.inner, resources, block, self.meter);
+        scope.params = Some(self.params);
+        scope.pseudo = Some(self.pseudo);
+        scope
+    }
+}
+
+/// Every rule whose RuleCondition holds must have its assertions hold.
+fn check_rules(inner: &Inner, scope: &Scope<'_>) -> Result<(), TemplateError> {
+    for (name, rule) in &inner.rules {
+        let applies = match &rule.rule_condition {
+            None => true,
+            Some(c) => scope
+                .eval_bool(c, &NoConditions, 0)
+                .map_err(|f| fail(f).under(&["Rules", name.as_str(), "RuleCondition"]))?,
+        };
+        if !applies {
+            continue;
+        }
+        for assertion in &rule.assertions {
+            if !scope
+                .eval_bool(&assertion.assert, &NoConditions, 0)
+                .map_err(|f| fail(f).under(&["Rules", name.as_str(), "Assertions"]))?
+            {
+                return Err(ErrorKind::AssertionFailed {
+                    rule: name.clone(),
+                    description: assertion.assert_description.clone(),
+                }
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Static evaluation: everything that needs no created resource is evaluated now, so its
+/// errors (a missing mapping key, an out-of-range Fn::Select, a value over its limit) are
+/// synchronous. All of it is charged to the resolution's meter.
+fn probe_all(
+    scope: &mut Scope<'_>,
+    active: &IndexMap<String, ResourceDecl>,
+    outputs: &IndexMap<String, OutputDecl>,
+) -> Result<(), TemplateError> {
+    scope.block = Block::Resources;
+    for (id, res) in active {
+        probe(scope, &res.properties)
+            .map_err(|e| e.under(&["Resources", id.as_str(), "Properties"]))?;
+    }
+    scope.block = Block::Outputs;
+    for (key, out) in outputs {
+        let at = |e: TemplateError, part: &[&str]| e.under(part).under(&["Outputs", key.as_str()]);
+        probe(scope, &out.value).map_err(|e| at(e, &["Value"]))?;
+        if let Some(d) = &out.description {
+            probe(scope, d).map_err(|e| at(e, &["Description"]))?;
+        }
+        if let Some(e) = &out.export_name {
+            probe(scope, e).map_err(|err| at(err, &["Export", "Name"]))?;
+        }
+    }
+    Ok(())
+}
+
+/// DeletionPolicy / UpdateReplacePolicy given as intrinsics (AWS::LanguageExtensions),
+/// evaluated into their values.
+fn resolve_policies(
+    scope: &Scope<'_>,
+    active: &mut IndexMap<String, ResourceDecl>,
+) -> Result<(), TemplateError> {
+    for (id, res) in active.iter_mut() {
+        for (slot, attribute, allowed) in [
+            (
+                &mut res.deletion_policy,
+                "DeletionPolicy",
+                DELETION_POLICIES,
+            ),
+            (
+                &mut res.update_replace_policy,
+                "UpdateReplacePolicy",
+                UPDATE_REPLACE_POLICIES,
+            ),
+        ] {
+            let Some(text) = slot.as_ref().filter(|t| t.starts_with('{')) else {
+                continue;
+            };
+            let at = |e: TemplateError| e.under(&["Resources", id.as_str()]);
+            let expr: Value =
+                serde_json::from_str(text).map_err(|_| at(policy_error(attribute)))?;
+            let value = match scope.eval(&expr, 0) {
+                Ok(Some(Value::String(s))) => s,
+                Ok(None) => {
+                    *slot = None;
+                    continue;
+                }
+                Ok(_) | Err(Fail::Unknown) => String::new(),
+                Err(Fail::Error(e)) => return Err(at(e.under_key(attribute))),
+            };
+            check_policy(&value, attribute, allowed).map_err(at)?;
+            *slot = Some(value);
+        }
+    }
+    Ok(())
 }
 
 fn probe(scope: &Scope<'_>, value: &Value) -> Result<(), TemplateError> {

@@ -90,10 +90,23 @@ fn errors_carry_a_kind_and_the_path_they_concern() {
     }
 }
 
+/// The renderers are split by subject; a kind none of them takes would print its Debug form.
+fn assert_rendered(kinds: Vec<ErrorKind>) {
+    for kind in kinds {
+        let debug = format!("{kind:?}");
+        let name = debug.split(['(', ' ', '{']).next().unwrap_or_default();
+        let text = TemplateError::new(kind).to_string();
+        assert!(
+            !text.starts_with(name),
+            "{name} renders as its Debug form: {text}"
+        );
+        assert!(!text.is_empty(), "{name}");
+    }
+}
+
 #[test]
-fn every_kind_renders_a_message() {
-    // The renderers are split by subject; a kind none of them takes would print its Debug form.
-    let kinds = [
+fn every_declaration_kind_renders_a_message() {
+    assert_rendered(vec![
         ErrorKind::JsonNotWellFormed { line: 1, column: 2 },
         ErrorKind::YamlNotWellFormed { line: 1, column: 2 },
         ErrorKind::YamlAlias { line: 1, column: 2 },
@@ -148,6 +161,12 @@ fn every_kind_renders_a_message() {
         ErrorKind::InvalidOutputProperty("K".into()),
         ErrorKind::ExportWithoutName,
         ErrorKind::UnrecognizedResourceTypes(vec!["A::B::C".into()]),
+    ]);
+}
+
+#[test]
+fn every_evaluation_kind_renders_a_message() {
+    assert_rendered(vec![
         ErrorKind::ParametersNotExpected,
         ErrorKind::ParametersNotInTemplate(vec!["P".into()]),
         ErrorKind::NoPreviousValue("P".into()),
@@ -223,15 +242,5 @@ fn every_kind_renders_a_message() {
         ErrorKind::NotAvailable,
         ErrorKind::ResourceNotInStack("Q".into()),
         ErrorKind::OutputNotInStack("O".into()),
-    ];
-    for kind in kinds {
-        let debug = format!("{kind:?}");
-        let name = debug.split(['(', ' ', '{']).next().unwrap_or_default();
-        let text = TemplateError::new(kind).to_string();
-        assert!(
-            !text.starts_with(name),
-            "{name} renders as its Debug form: {text}"
-        );
-        assert!(!text.is_empty(), "{name}");
-    }
+    ]);
 }

@@ -24,16 +24,28 @@ fn bind_one(decl: &str, value: Option<&str>, ssm: &Ssm) -> Result<BoundParameter
     t.bind_parameters(&given, None, ssm)
 }
 
-#[test]
-fn parameter_types_and_constraints() {
+/// Binds each `(declaration, given value)` and compares the Ref value or the message.
+fn check_parameter_cases(cases: &[(&str, Option<&str>, Result<Value, &str>)]) {
     let ssm = Ssm(vec![
         ("/app/ami", "ami-123"),
         ("/app/zones", "a, b"),
         ("/app/n", "x"),
         ("/app/count", "4"),
     ]);
+    for (decl, value, want) in cases {
+        let got = bind_one(decl, *value, &ssm).map(|b| b.ref_value("P").expect("bound"));
+        match (got, want) {
+            (Ok(v), Ok(w)) => assert_eq!(&v, w, "{decl} {value:?}"),
+            (Err(e), Err(w)) => assert_eq!(e.to_string(), *w, "{decl} {value:?}"),
+            (got, want) => panic!("{decl} {value:?}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[test]
+fn string_and_number_parameters_and_their_constraints() {
     // (declaration, given value, Ok(Ref value) | Err(message))
-    let cases: &[(&str, Option<&str>, Result<Value, &str>)] = &[
+    check_parameter_cases(&[
         ("{Type: String}", Some("x"), Ok(json!("x"))),
         ("{Type: String}", Some(""), Ok(json!(""))),
         ("{Type: String, Default: d}", None, Ok(json!("d"))),
@@ -131,6 +143,12 @@ fn parameter_types_and_constraints() {
             Some("2"),
             Ok(json!("2")),
         ),
+    ]);
+}
+
+#[test]
+fn list_and_ssm_parameters_and_their_constraints() {
+    check_parameter_cases(&[
         (
             "{Type: 'List<Number>'}",
             Some("1, 2,3"),
@@ -231,15 +249,7 @@ fn parameter_types_and_constraints() {
             Some("/app/missing"),
             Err("Unable to fetch parameters [/app/missing] from parameter store for this account."),
         ),
-    ];
-    for (decl, value, want) in cases {
-        let got = bind_one(decl, *value, &ssm).map(|b| b.ref_value("P").expect("bound"));
-        match (got, want) {
-            (Ok(v), Ok(w)) => assert_eq!(&v, w, "{decl} {value:?}"),
-            (Err(e), Err(w)) => assert_eq!(e.to_string(), *w, "{decl} {value:?}"),
-            (got, want) => panic!("{decl} {value:?}: got {got:?}, want {want:?}"),
-        }
-    }
+    ]);
 }
 
 #[test]

@@ -552,3 +552,25 @@ fn corpus_templates_parse_or_are_refused_as_aws_would() {
     }
     assert!(seen >= 12, "read {seen} corpus templates");
 }
+
+#[test]
+fn outline_checks_what_needs_no_evaluation() {
+    // A template whose evaluation is refused still outlines: its transform is known first.
+    let body = "Transform: AWS::LanguageExtensions\nResources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      QueueName: !Select [9, [a]]\n";
+    let outline = Template::outline(body).expect("outlines");
+    assert_eq!(outline.transforms, ["AWS::LanguageExtensions"]);
+    assert!(outline.requires_auto_expand());
+    assert!(!Template::outline("Resources: {}\n")
+        .expect("outlines")
+        .requires_auto_expand());
+    for (body, want) in [
+        ("Foo: 1\nResources: {}\n", "Template format error: Invalid template property or properties [Foo]"),
+        ("Transform: AWS::Serverless-2016-10-31\nResources: {}\n", "Template format error: Transform AWS::Serverless-2016-10-31 is not supported: Cumulo expands only AWS::LanguageExtensions and runs no macros"),
+        ("{\"Resources\": ", "Template format error: JSON not well-formed. (line 1, column 14)"),
+        ("- a\n", "Template format error: unsupported structure."),
+    ] {
+        let outlined = Template::outline(body).expect_err(body).to_string();
+        assert_eq!(outlined, want, "{body}");
+        assert_eq!(Template::parse(body).expect_err(body).to_string(), outlined, "{body}");
+    }
+}
