@@ -25,3 +25,4 @@ mod sns;
 mod sqs;
 mod ssm;
 mod support;
+mod template_budget;

@@ -2,10 +2,11 @@
 //! resource's properties or one output at a time, with the values of the resources created so
 //! far ([`ResourceValues`]).
 //!
-//! Each call is one evaluation with its own meter (steps, nesting, [`super::limits::EVALUATION_BYTES`]); what it returns (the values the engine keeps)
-//! is also charged to the operation's meter in [`Resolved`], so one stack operation's
-//! evaluations together stay under [`super::limits::OPERATION_BYTES`] however many resources
-//! amplify values they only learn at execution. Errors carry the resource's or output's path.
+//! Each call is one evaluation with its own meter (steps, nesting,
+//! [`super::limits::EVALUATION_BYTES`]); what it returns (the values the engine keeps) is also
+//! charged to the operation's meter in [`Resolved`], so one stack operation's evaluations
+//! together stay under [`super::limits::OPERATION_BYTES`] however many resources amplify values
+//! they only learn at execution. Errors carry the resource's or output's path.
 
 use serde_json::{Map, Value};
 

@@ -13,17 +13,24 @@
 //! - [`Evaluator`] turns a resource's properties or an output into plain JSON at execution time,
 //!   asking the engine for physical ids, attributes and exports through [`ResourceValues`].
 //!
+//! - [`Template::outline`] runs only the checks that evaluate nothing (for capability checks
+//!   that must come first).
+//!
 //! Layout, in dependency order (each file imports only those before it; `mod.rs` only
-//! re-exports and orchestrates): `limits`, `error`, `yaml`, `cidr`, `params` (declarations and
-//! binding), `model` (the template, declarations, [`Resolved`]), `parse` (body → declarations),
-//! `eval` (the interpreter and [`Evaluator`]), `foreach` (`Fn::ForEach`), `graph` (petgraph dependency graphs), `resolve` (references,
-//! conditions, rules, the graph).
+//! re-exports and orchestrates): `limits` (quotas and budgets), `error` (kinds and paths),
+//! `messages` (every text), `budget` (meters), `yaml`, `cidr`, `params` (declarations and
+//! binding), `model` (the template, declarations, [`Resolved`]), `parse` (body →
+//! declarations), `eval` and `condition` (the interpreter), `evaluator` ([`Evaluator`]), `refs`
+//! (references, without evaluating), `foreach` (`Fn::ForEach`), `graph` (petgraph dependency
+//! graphs), `resolve` (references, conditions, rules, the graph).
 //!
 //! Everything here is pure and synchronous: no I/O, no clock, no HTTP. Evaluation is bounded
-//! (a fuel budget and a nesting cap, [`limits`]). Every message is AWS's text where AWS's is
-//! known; `error::msg` lists them with their sources.
+//! in steps, nesting and bytes (`budget.rs`, [`limits`]): a template cannot make a request
+//! cost more than about its budget. Errors are a [`ErrorKind`] (to branch on) and a
+//! [`TemplatePath`]; the message, AWS's text where AWS's is known, is rendered by
+//! `messages.rs`, which marks each text's source.
 //!
-//! Decisions where AWS is silent (each has a test in `tests.rs`):
+//! Decisions where AWS is silent (each has a test under `tests/`):
 //! - YAML scalars are read as CloudFormation's YAML 1.1 does (`yes`/`off` are booleans), and a
 //!   number keeps its text unless it prints back identically (`1.10` stays `"1.10"`); see
 //!   `yaml.rs`. A body opening with `{` is JSON.
@@ -35,7 +42,8 @@
 //!   them); the rest by `resolve`. Within a block, undefined GetAtt targets are reported first,
 //!   then unresolved names (all of them, first-seen order), then attribute errors.
 //! - A cycle is reported with every resource left unordered (the cycle and what depends on
-//!   it), in template order.
+//!   it), in template order; a condition cycle with the conditions on it, in template order.
+//! - Cumulo's own evaluation limits where AWS documents none (`limits.rs`).
 //! - `AllowedPattern` is matched with the `regex` crate; a Java-only pattern it cannot compile
 //!   is not enforced.
 //! - `Fn::RefAll`, `Fn::ValueOf` and `Fn::ValueOfAll` in rules see no EC2 data (empty lists).
