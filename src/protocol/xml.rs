@@ -86,6 +86,12 @@ impl XmlWriter {
         self.close(name)
     }
 
+    /// Escaped character data inside the element opened last.
+    pub fn text(&mut self, text: &str) -> &mut Self {
+        self.buf.push_str(&escape(text));
+        self
+    }
+
     /// `<name>text</name>` when `text` is `Some`, nothing otherwise.
     pub fn opt_elem(&mut self, name: &str, text: Option<&str>) -> &mut Self {
         if let Some(t) = text {

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::xml::{escape, XmlWriter};
+use crate::protocol::xml::XmlWriter;
 use crate::protocol::AwsRequest;
 use crate::services::s3::{self, ListObjectsInput, Object, PutObjectInput};
 use crate::time::iso_millis;
@@ -203,145 +203,298 @@ fn all_tags(xml: &str, tag: &str) -> Vec<String> {
     out
 }
 
-async fn dispatch(app: &App, req: &AwsRequest) -> Result<Response, WireError> {
-    let rid = &req.request_id;
-    let raw = req.uri.path().trim_start_matches('/');
+/// The S3 operations Cumulo serves, with the bucket and key they address (decoded).
+#[derive(Debug, PartialEq, Eq)]
+enum Operation {
+    ListBuckets,
+    CreateBucket(String),
+    HeadBucket(String),
+    GetBucketLocation(String),
+    DeleteBucket(String),
+    ListObjects(String),
+    ListObjectsV2(String),
+    DeleteObjects(String),
+    PutObject(String, String),
+    /// Bucket, key and the `x-amz-copy-source` header as sent.
+    CopyObject(String, String, String),
+    GetObject(String, String),
+    HeadObject(String, String),
+    DeleteObject(String, String),
+}
+
+fn decode_segment(raw: &str) -> Result<String, WireError> {
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .map(|c| c.into_owned())
+        .map_err(|_| WireError::bad_request("InvalidURI", "Couldn't parse the specified URI."))
+}
+
+/// Routes method, raw path (`/<bucket>/<key>`), sub-resource query and the copy-source header
+/// to an operation; a sub-resource or method Cumulo does not serve is `NotImplemented`.
+fn route(
+    method: &Method,
+    path: &str,
+    query: &BTreeMap<String, String>,
+    copy_source: Option<&str>,
+) -> Result<Operation, WireError> {
+    let raw = path.trim_start_matches('/');
     let (bucket_raw, key_raw) = raw.split_once('/').unwrap_or((raw, ""));
-    let decode = |s: &str| {
-        percent_encoding::percent_decode_str(s)
-            .decode_utf8()
-            .map(|c| c.into_owned())
-            .map_err(|_| WireError::bad_request("InvalidURI", "Couldn't parse the specified URI."))
-    };
-    let bucket = decode(bucket_raw)?;
-    let key = decode(key_raw)?;
-    let query: BTreeMap<String, String> = form_urlencoded::parse(req.url_query().as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
+    let bucket = decode_segment(bucket_raw)?;
+    let key = decode_segment(key_raw)?;
     if let Some(sub) = UNSUPPORTED_SUBRESOURCES
         .iter()
         .find(|s| query.contains_key(**s))
     {
-        return Err(not_implemented(&format!("{} ?{sub}", req.method)));
+        return Err(not_implemented(&format!("{method} ?{sub}")));
     }
-    let s3 = &app.s3;
-    if bucket.is_empty() {
-        return match req.method {
-            Method::GET => {
-                let mut w = XmlWriter::root("ListAllMyBucketsResult", Some(XMLNS));
-                w.open("Owner")
-                    .elem("ID", &owner_id(&req.scope.account))
-                    .elem("DisplayName", "cumulo")
-                    .close("Owner");
-                w.open("Buckets");
-                for b in s3.list_buckets(&req.scope.account) {
-                    w.open("Bucket")
-                        .elem("Name", &b.name)
-                        .elem("CreationDate", &iso_millis(b.created))
-                        .elem("BucketRegion", &b.region)
-                        .close("Bucket");
-                }
-                w.close("Buckets");
-                Ok(xml_response(w.finish_root(), rid))
+    let op = if bucket.is_empty() {
+        (*method == Method::GET).then_some(Operation::ListBuckets)
+    } else if key.is_empty() {
+        match *method {
+            Method::PUT => Some(Operation::CreateBucket(bucket)),
+            Method::HEAD => Some(Operation::HeadBucket(bucket)),
+            Method::DELETE => Some(Operation::DeleteBucket(bucket)),
+            Method::POST if query.contains_key("delete") => Some(Operation::DeleteObjects(bucket)),
+            Method::GET if query.contains_key("location") => {
+                Some(Operation::GetBucketLocation(bucket))
             }
-            _ => Err(not_implemented(&format!("{} /", req.method))),
+            Method::GET if query.get("list-type").map(String::as_str) == Some("2") => {
+                Some(Operation::ListObjectsV2(bucket))
+            }
+            Method::GET => Some(Operation::ListObjects(bucket)),
+            _ => None,
+        }
+    } else {
+        match (method.clone(), copy_source) {
+            (Method::PUT, Some(source)) => {
+                Some(Operation::CopyObject(bucket, key, source.to_string()))
+            }
+            (Method::PUT, None) => Some(Operation::PutObject(bucket, key)),
+            (Method::GET, _) => Some(Operation::GetObject(bucket, key)),
+            (Method::HEAD, _) => Some(Operation::HeadObject(bucket, key)),
+            (Method::DELETE, _) => Some(Operation::DeleteObject(bucket, key)),
+            _ => None,
+        }
+    };
+    op.ok_or_else(|| {
+        let shape = match (raw.is_empty(), key_raw.is_empty()) {
+            (true, _) => "/",
+            (false, true) => "/<bucket>",
+            (false, false) => "/<bucket>/<key>",
         };
-    }
-    if key.is_empty() {
-        return bucket_operation(app, req, &bucket, &query).await;
-    }
-    match req.method {
-        Method::PUT => {
-            if let Some(source) = req_header(req, "x-amz-copy-source") {
-                return copy_object(app, req, &bucket, &key, source).await;
-            }
-            let streaming = req_header(req, "x-amz-content-sha256")
-                .is_some_and(|v| v.starts_with("STREAMING-"))
-                || req_header(req, "content-encoding").is_some_and(|v| v.contains("aws-chunked"));
-            let mut checksums = BTreeMap::new();
-            let body = if streaming {
-                let (payload, trailers) = decode_aws_chunked(&req.body).ok_or_else(|| {
-                    WireError::bad_request(
-                        "IncompleteBody",
-                        "The request body terminated unexpectedly",
-                    )
-                })?;
-                for (k, v) in trailers {
-                    if let Some(alg) = k.strip_prefix("x-amz-checksum-") {
-                        checksums.insert(alg.to_string(), v);
-                    }
-                }
-                Bytes::from(payload)
-            } else {
-                req.body.clone()
-            };
-            let mut metadata = BTreeMap::new();
-            for (name, value) in &req.headers {
-                let name = name.as_str();
-                if let Some(meta) = name.strip_prefix("x-amz-meta-") {
-                    if let Ok(v) = value.to_str() {
-                        metadata.insert(meta.to_string(), v.to_string());
-                    }
-                }
-                if let Some(alg) = name.strip_prefix("x-amz-checksum-") {
-                    if alg != "type" && alg != "algorithm" {
-                        if let Ok(v) = value.to_str() {
-                            checksums.insert(alg.to_string(), v.to_string());
-                        }
-                    }
-                }
-            }
-            let content_encoding = req_header(req, "content-encoding").map(|v| {
-                v.split(',')
-                    .map(str::trim)
-                    .filter(|c| *c != "aws-chunked")
-                    .collect::<Vec<_>>()
-                    .join(",")
-            });
-            let object = s3.put_object(
-                &bucket,
-                &key,
-                PutObjectInput {
-                    body,
-                    content_type: req_header(req, "content-type").map(str::to_string),
-                    content_encoding,
-                    cache_control: req_header(req, "cache-control").map(str::to_string),
-                    content_disposition: req_header(req, "content-disposition").map(str::to_string),
-                    content_md5: req_header(req, "content-md5").map(str::to_string),
-                    metadata,
-                    checksums,
-                },
-            )?;
+        not_implemented(&format!("{method} {shape}"))
+    })
+}
+
+async fn dispatch(app: &App, req: &AwsRequest) -> Result<Response, WireError> {
+    let rid = &req.request_id;
+    let query: BTreeMap<String, String> = form_urlencoded::parse(req.url_query().as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let op = route(
+        &req.method,
+        req.uri.path(),
+        &query,
+        req_header(req, "x-amz-copy-source"),
+    )?;
+    let s3 = &app.s3;
+    match op {
+        Operation::ListBuckets => Ok(xml_response(list_buckets_xml(app, req), rid)),
+        Operation::CreateBucket(bucket) => {
+            let location = create_bucket_configuration(&req.body)?;
+            s3.create_bucket(&req.scope, &bucket, location.as_deref())?;
             app.storage.sync().await;
             let mut resp = response(StatusCode::OK, Body::empty(), rid);
-            header(&mut resp, "etag", &object.etag);
-            header(
-                &mut resp,
-                "x-amz-server-side-encryption",
-                req_header(req, "x-amz-server-side-encryption").unwrap_or("AES256"),
-            );
-            for (alg, v) in &object.checksums {
-                if let Ok(name) =
-                    axum::http::HeaderName::from_bytes(format!("x-amz-checksum-{alg}").as_bytes())
-                {
-                    if let Ok(v) = HeaderValue::from_str(v) {
-                        resp.headers_mut().insert(name, v);
-                    }
-                }
-            }
+            header(&mut resp, "location", &format!("/{bucket}"));
             Ok(resp)
         }
-        Method::GET | Method::HEAD => {
+        Operation::HeadBucket(bucket) => {
+            let b = s3.head_bucket(&bucket)?;
+            let mut resp = response(StatusCode::OK, Body::empty(), rid);
+            header(&mut resp, "x-amz-bucket-region", &b.region);
+            Ok(resp)
+        }
+        Operation::GetBucketLocation(bucket) => {
+            let b = s3.head_bucket(&bucket)?;
+            Ok(xml_response(location_xml(&b.region), rid))
+        }
+        Operation::DeleteBucket(bucket) => {
+            s3.delete_bucket(&bucket)?;
+            app.storage.sync().await;
+            Ok(response(StatusCode::NO_CONTENT, Body::empty(), rid))
+        }
+        Operation::ListObjects(bucket) => list_objects(app, req, &bucket, &query, false),
+        Operation::ListObjectsV2(bucket) => list_objects(app, req, &bucket, &query, true),
+        Operation::DeleteObjects(bucket) => {
+            let input = DeleteObjectsInput::decode(&req.body)?;
+            s3.head_bucket(&bucket)?;
+            let mut w = XmlWriter::root("DeleteResult", Some(XMLNS));
+            for key in &input.keys {
+                s3.delete_object(&bucket, key)?;
+                if !input.quiet {
+                    w.open("Deleted").elem("Key", key).close("Deleted");
+                }
+            }
+            app.storage.sync().await;
+            Ok(xml_response(w.finish_root(), rid))
+        }
+        Operation::PutObject(bucket, key) => put_object(app, req, &bucket, &key).await,
+        Operation::CopyObject(bucket, key, source) => {
+            copy_object(app, req, &bucket, &key, &source).await
+        }
+        Operation::GetObject(bucket, key) | Operation::HeadObject(bucket, key) => {
             let object = s3.object(&bucket, &key)?;
             object_response(req, &object)
         }
-        Method::DELETE => {
+        Operation::DeleteObject(bucket, key) => {
             s3.delete_object(&bucket, &key)?;
             app.storage.sync().await;
             Ok(response(StatusCode::NO_CONTENT, Body::empty(), rid))
         }
-        _ => Err(not_implemented(&format!("{} /<bucket>/<key>", req.method))),
     }
+}
+
+/// ListAllMyBucketsResult.
+fn list_buckets_xml(app: &App, req: &AwsRequest) -> String {
+    let mut w = XmlWriter::root("ListAllMyBucketsResult", Some(XMLNS));
+    w.open("Owner")
+        .elem("ID", &owner_id(&req.scope.account))
+        .elem("DisplayName", "cumulo")
+        .close("Owner");
+    w.open("Buckets");
+    for b in app.s3.list_buckets(&req.scope.account) {
+        w.open("Bucket")
+            .elem("Name", &b.name)
+            .elem("CreationDate", &iso_millis(b.created))
+            .elem("BucketRegion", &b.region)
+            .close("Bucket");
+    }
+    w.close("Buckets");
+    w.finish_root()
+}
+
+/// GetBucketLocation's `LocationConstraint`: empty for us-east-1, as S3 answers.
+fn location_xml(region: &str) -> String {
+    if region == "us-east-1" {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<LocationConstraint xmlns=\"{XMLNS}\"/>"
+        )
+    } else {
+        let mut w = XmlWriter::root("LocationConstraint", Some(XMLNS));
+        w.text(region);
+        w.finish_root()
+    }
+}
+
+/// CreateBucket's optional `CreateBucketConfiguration` body: its `LocationConstraint`.
+fn create_bucket_configuration(body: &[u8]) -> Result<Option<String>, WireError> {
+    let text = String::from_utf8_lossy(body);
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    if !text.contains("CreateBucketConfiguration") {
+        return Err(s3::Error::MalformedXml.into());
+    }
+    Ok(first_tag(&text, "LocationConstraint"))
+}
+
+/// DeleteObjects' `<Delete>` body.
+struct DeleteObjectsInput {
+    keys: Vec<String>,
+    quiet: bool,
+}
+
+impl DeleteObjectsInput {
+    fn decode(body: &[u8]) -> Result<DeleteObjectsInput, WireError> {
+        let text = String::from_utf8_lossy(body);
+        Ok(DeleteObjectsInput {
+            quiet: first_tag(&text, "Quiet").is_some_and(|q| q == "true"),
+            keys: all_tags(&text, "Key"),
+        })
+    }
+}
+
+async fn put_object(
+    app: &App,
+    req: &AwsRequest,
+    bucket: &str,
+    key: &str,
+) -> Result<Response, WireError> {
+    let input = put_object_input(req)?;
+    let object = app.s3.put_object(bucket, key, input)?;
+    app.storage.sync().await;
+    let mut resp = response(StatusCode::OK, Body::empty(), &req.request_id);
+    header(&mut resp, "etag", &object.etag);
+    header(
+        &mut resp,
+        "x-amz-server-side-encryption",
+        req_header(req, "x-amz-server-side-encryption").unwrap_or("AES256"),
+    );
+    for (alg, v) in &object.checksums {
+        if let Ok(name) =
+            axum::http::HeaderName::from_bytes(format!("x-amz-checksum-{alg}").as_bytes())
+        {
+            if let Ok(v) = HeaderValue::from_str(v) {
+                resp.headers_mut().insert(name, v);
+            }
+        }
+    }
+    Ok(resp)
+}
+
+/// PutObject's input: the body (an `aws-chunked` one decoded, its checksum trailers kept),
+/// metadata and checksum headers.
+fn put_object_input(req: &AwsRequest) -> Result<PutObjectInput, WireError> {
+    let streaming = req_header(req, "x-amz-content-sha256")
+        .is_some_and(|v| v.starts_with("STREAMING-"))
+        || req_header(req, "content-encoding").is_some_and(|v| v.contains("aws-chunked"));
+    let mut checksums = BTreeMap::new();
+    let body = if streaming {
+        let (payload, trailers) = decode_aws_chunked(&req.body).ok_or_else(|| {
+            WireError::bad_request("IncompleteBody", "The request body terminated unexpectedly")
+        })?;
+        for (k, v) in trailers {
+            if let Some(alg) = k.strip_prefix("x-amz-checksum-") {
+                checksums.insert(alg.to_string(), v);
+            }
+        }
+        Bytes::from(payload)
+    } else {
+        req.body.clone()
+    };
+    let mut metadata = BTreeMap::new();
+    for (name, value) in &req.headers {
+        let name = name.as_str();
+        if let Some(meta) = name.strip_prefix("x-amz-meta-") {
+            if let Ok(v) = value.to_str() {
+                metadata.insert(meta.to_string(), v.to_string());
+            }
+        }
+        if let Some(alg) = name.strip_prefix("x-amz-checksum-") {
+            if alg != "type" && alg != "algorithm" {
+                if let Ok(v) = value.to_str() {
+                    checksums.insert(alg.to_string(), v.to_string());
+                }
+            }
+        }
+    }
+    let content_encoding = req_header(req, "content-encoding").map(|v| {
+        v.split(',')
+            .map(str::trim)
+            .filter(|c| *c != "aws-chunked")
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    Ok(PutObjectInput {
+        body,
+        content_type: req_header(req, "content-type").map(str::to_string),
+        content_encoding,
+        cache_control: req_header(req, "cache-control").map(str::to_string),
+        content_disposition: req_header(req, "content-disposition").map(str::to_string),
+        content_md5: req_header(req, "content-md5").map(str::to_string),
+        metadata,
+        checksums,
+    })
 }
 
 fn object_headers(resp: &mut Response, object: &Object) {
@@ -486,80 +639,13 @@ async fn copy_object(
     Ok(xml_response(w.finish_root(), &req.request_id))
 }
 
-async fn bucket_operation(
-    app: &App,
-    req: &AwsRequest,
-    bucket: &str,
-    query: &BTreeMap<String, String>,
-) -> Result<Response, WireError> {
-    let rid = &req.request_id;
-    let s3 = &app.s3;
-    match req.method {
-        Method::PUT => {
-            let text = String::from_utf8_lossy(&req.body);
-            let location = if text.trim().is_empty() {
-                None
-            } else {
-                if !text.contains("CreateBucketConfiguration") {
-                    return Err(s3::Error::MalformedXml.into());
-                }
-                first_tag(&text, "LocationConstraint")
-            };
-            s3.create_bucket(&req.scope, bucket, location.as_deref())?;
-            app.storage.sync().await;
-            let mut resp = response(StatusCode::OK, Body::empty(), rid);
-            header(&mut resp, "location", &format!("/{bucket}"));
-            Ok(resp)
-        }
-        Method::HEAD => {
-            let b = s3.head_bucket(bucket)?;
-            let mut resp = response(StatusCode::OK, Body::empty(), rid);
-            header(&mut resp, "x-amz-bucket-region", &b.region);
-            Ok(resp)
-        }
-        Method::DELETE => {
-            s3.delete_bucket(bucket)?;
-            app.storage.sync().await;
-            Ok(response(StatusCode::NO_CONTENT, Body::empty(), rid))
-        }
-        Method::POST if query.contains_key("delete") => {
-            let text = String::from_utf8_lossy(&req.body);
-            let quiet = first_tag(&text, "Quiet").is_some_and(|q| q == "true");
-            s3.head_bucket(bucket)?;
-            let mut w = XmlWriter::root("DeleteResult", Some(XMLNS));
-            for key in all_tags(&text, "Key") {
-                s3.delete_object(bucket, &key)?;
-                if !quiet {
-                    w.open("Deleted").elem("Key", &key).close("Deleted");
-                }
-            }
-            app.storage.sync().await;
-            Ok(xml_response(w.finish_root(), rid))
-        }
-        Method::GET if query.contains_key("location") => {
-            let b = s3.head_bucket(bucket)?;
-            let xml = if b.region == "us-east-1" {
-                format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<LocationConstraint xmlns=\"{XMLNS}\"/>")
-            } else {
-                format!(
-                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<LocationConstraint xmlns=\"{XMLNS}\">{}</LocationConstraint>",
-                    escape(&b.region)
-                )
-            };
-            Ok(xml_response(xml, rid))
-        }
-        Method::GET => list_objects(app, req, bucket, query),
-        _ => Err(not_implemented(&format!("{} /<bucket>", req.method))),
-    }
-}
-
 fn list_objects(
     app: &App,
     req: &AwsRequest,
     bucket: &str,
     query: &BTreeMap<String, String>,
+    v2: bool,
 ) -> Result<Response, WireError> {
-    let v2 = query.get("list-type").map(String::as_str) == Some("2");
     let url_encoded = query.get("encoding-type").map(String::as_str) == Some("url");
     let enc = |s: &str| {
         if url_encoded {
@@ -693,6 +779,57 @@ mod tests {
         );
         assert_eq!(byte_range("lines=1-2", 10), None);
         assert_eq!(byte_range("bytes=5-1", 10), None);
+    }
+
+    #[test]
+    fn routes_by_method_path_query_and_copy_source() {
+        let q = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let none = q(&[]);
+        let r = |m: Method, p: &str, query: &BTreeMap<String, String>, copy: Option<&str>| {
+            route(&m, p, query, copy).map_err(|e| e.code)
+        };
+        assert_eq!(r(Method::GET, "/", &none, None), Ok(Operation::ListBuckets));
+        assert_eq!(
+            r(Method::GET, "/b", &q(&[("list-type", "2")]), None),
+            Ok(Operation::ListObjectsV2("b".into()))
+        );
+        assert_eq!(
+            r(Method::GET, "/b", &q(&[("location", "")]), None),
+            Ok(Operation::GetBucketLocation("b".into()))
+        );
+        assert_eq!(
+            r(Method::POST, "/b", &q(&[("delete", "")]), None),
+            Ok(Operation::DeleteObjects("b".into()))
+        );
+        assert_eq!(
+            r(Method::PUT, "/b/a%20b/c", &none, Some("/s/k")),
+            Ok(Operation::CopyObject(
+                "b".into(),
+                "a b/c".into(),
+                "/s/k".into()
+            ))
+        );
+        assert_eq!(
+            r(Method::HEAD, "/b/k", &none, None),
+            Ok(Operation::HeadObject("b".into(), "k".into()))
+        );
+        assert_eq!(
+            r(Method::GET, "/b", &q(&[("versioning", "")]), None),
+            Err("NotImplemented".to_string())
+        );
+        assert_eq!(
+            r(Method::POST, "/", &none, None),
+            Err("NotImplemented".to_string())
+        );
+        assert_eq!(
+            r(Method::GET, "/b/%FF", &none, None),
+            Err("InvalidURI".to_string())
+        );
     }
 
     #[test]

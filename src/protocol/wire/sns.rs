@@ -32,11 +32,47 @@ impl From<sns::Error> for WireError {
     }
 }
 
+super::operations! {
+    /// The SNS actions Cumulo serves.
+    CreateTopic,
+    DeleteTopic,
+    ListTopics,
+    GetTopicAttributes,
+    SetTopicAttributes,
+    Subscribe,
+    ConfirmSubscription,
+    Unsubscribe,
+    ListSubscriptions,
+    ListSubscriptionsByTopic,
+    GetSubscriptionAttributes,
+    SetSubscriptionAttributes,
+    Publish,
+    PublishBatch,
+    TagResource,
+    UntagResource,
+    ListTagsForResource,
+}
+
+/// Routes the form's `Action` to an operation.
+fn route(form: &QueryInput) -> Result<Operation, WireError> {
+    match form.action().unwrap_or_default() {
+        "" => Err(WireError::bad_request(
+            "MissingAction",
+            "The request must contain the parameter Action.",
+        )),
+        name => Operation::from_name(name)
+            .ok_or_else(|| WireError::not_implemented("SNS", name, "InvalidAction")),
+    }
+}
+
 /// Handles one SNS request.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
     let form = req.form();
-    let action = form.action().unwrap_or_default().to_string();
-    match dispatch(app, &req, &form, &action).await {
+    let answer = match route(&form) {
+        Ok(op) => dispatch(app, &req, &form, op).await,
+        Err(err) => Err(err),
+    };
+    match answer {
         Ok(body) => ok_response("text/xml", body, &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
@@ -154,23 +190,24 @@ async fn dispatch(
     app: &App,
     req: &AwsRequest,
     form: &QueryInput,
-    action: &str,
+    op: Operation,
 ) -> Result<String, WireError> {
     let sns = &app.sns;
     let rid = &req.request_id;
-    let body = match action {
-        "CreateTopic" => {
+    let action = op.name();
+    let body = match op {
+        Operation::CreateTopic => {
             let name = required(form, "Name")?;
             let arn = sns.create_topic(&req.scope, name, &attributes(form), &tags(form))?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("TopicArn", &arn);
             w.finish(rid)
         }
-        "DeleteTopic" => {
+        Operation::DeleteTopic => {
             sns.delete_topic(required(form, "TopicArn")?)?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "ListTopics" => {
+        Operation::ListTopics => {
             let (arns, token) = sns.list_topics(&req.scope, form.str("NextToken"))?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.open("Topics");
@@ -181,13 +218,13 @@ async fn dispatch(
             w.opt_elem("NextToken", token.as_deref());
             return Ok(w.finish(rid));
         }
-        "GetTopicAttributes" => {
+        Operation::GetTopicAttributes => {
             let attrs = sns.get_topic_attributes(required(form, "TopicArn")?)?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
             return Ok(w.finish(rid));
         }
-        "SetTopicAttributes" => {
+        Operation::SetTopicAttributes => {
             sns.set_topic_attributes(
                 required(form, "TopicArn")?,
                 required(form, "AttributeName")?,
@@ -195,7 +232,7 @@ async fn dispatch(
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "Subscribe" => {
+        Operation::Subscribe => {
             let input = SubscribeInput {
                 topic_arn: required(form, "TopicArn")?.to_string(),
                 protocol: required(form, "Protocol")?.to_string(),
@@ -208,25 +245,25 @@ async fn dispatch(
             w.elem("SubscriptionArn", &arn);
             w.finish(rid)
         }
-        "ConfirmSubscription" => {
+        Operation::ConfirmSubscription => {
             let arn =
                 sns.confirm_subscription(required(form, "TopicArn")?, required(form, "Token")?)?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("SubscriptionArn", &arn);
             w.finish(rid)
         }
-        "Unsubscribe" => {
+        Operation::Unsubscribe => {
             sns.unsubscribe(form.str("SubscriptionArn").unwrap_or_default())?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "ListSubscriptions" => {
+        Operation::ListSubscriptions => {
             let (subs, token) = sns.list_subscriptions(&req.scope, form.str("NextToken"))?;
             let mut w = XmlWriter::response(action, XMLNS);
             subscriptions_xml(&mut w, &subs);
             w.opt_elem("NextToken", token.as_deref());
             return Ok(w.finish(rid));
         }
-        "ListSubscriptionsByTopic" => {
+        Operation::ListSubscriptionsByTopic => {
             let (subs, token) = sns
                 .list_subscriptions_by_topic(required(form, "TopicArn")?, form.str("NextToken"))?;
             let mut w = XmlWriter::response(action, XMLNS);
@@ -234,13 +271,13 @@ async fn dispatch(
             w.opt_elem("NextToken", token.as_deref());
             return Ok(w.finish(rid));
         }
-        "GetSubscriptionAttributes" => {
+        Operation::GetSubscriptionAttributes => {
             let attrs = sns.get_subscription_attributes(required(form, "SubscriptionArn")?)?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
             return Ok(w.finish(rid));
         }
-        "SetSubscriptionAttributes" => {
+        Operation::SetSubscriptionAttributes => {
             sns.set_subscription_attributes(
                 required(form, "SubscriptionArn")?,
                 required(form, "AttributeName")?,
@@ -248,7 +285,7 @@ async fn dispatch(
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "Publish" => {
+        Operation::Publish => {
             if form.non_empty("PhoneNumber").is_some() {
                 return Err(sns::Error::invalid(
                     "PhoneNumber Reason: Cumulo does not deliver SMS; publish to a topic",
@@ -278,7 +315,7 @@ async fn dispatch(
             w.opt_elem("SequenceNumber", published.sequence_number.as_deref());
             w.finish(rid)
         }
-        "PublishBatch" => {
+        Operation::PublishBatch => {
             let topic_arn = required(form, "TopicArn")?;
             same_region(req, topic_arn)?;
             let entries = form
@@ -319,16 +356,16 @@ async fn dispatch(
             w.close("Failed");
             w.finish(rid)
         }
-        "TagResource" => {
+        Operation::TagResource => {
             sns.tag_resource(required(form, "ResourceArn")?, &tags(form))?;
             XmlWriter::response(action, XMLNS).finish(rid)
         }
-        "UntagResource" => {
+        Operation::UntagResource => {
             let keys = form.list("TagKeys").unwrap_or_default();
             sns.untag_resource(required(form, "ResourceArn")?, &keys)?;
             XmlWriter::response(action, XMLNS).finish(rid)
         }
-        "ListTagsForResource" => {
+        Operation::ListTagsForResource => {
             let tags = sns.list_tags_for_resource(required(form, "ResourceArn")?)?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.open("Tags");
@@ -340,15 +377,6 @@ async fn dispatch(
             }
             w.close("Tags");
             return Ok(w.finish(rid));
-        }
-        "" => {
-            return Err(WireError::bad_request(
-                "MissingAction",
-                "The request must contain the parameter Action.",
-            ))
-        }
-        other => {
-            return Err(WireError::not_implemented("SNS", other, "InvalidAction"));
         }
     };
     app.storage.sync().await;

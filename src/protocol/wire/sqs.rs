@@ -83,16 +83,78 @@ impl From<sqs::Error> for WireError {
     }
 }
 
-fn unsupported(operation: &str) -> WireError {
-    WireError::not_implemented("SQS", operation, "UnsupportedOperation")
+super::operations! {
+    /// The SQS operations of the model (the permission and message-move ones are refused as
+    /// unsupported).
+    CreateQueue,
+    GetQueueUrl,
+    DeleteQueue,
+    GetQueueAttributes,
+    SetQueueAttributes,
+    SendMessage,
+    SendMessageBatch,
+    ReceiveMessage,
+    DeleteMessage,
+    DeleteMessageBatch,
+    ChangeMessageVisibility,
+    ChangeMessageVisibilityBatch,
+    PurgeQueue,
+    ListQueues,
+    ListDeadLetterSourceQueues,
+    TagQueue,
+    UntagQueue,
+    ListQueueTags,
+    AddPermission,
+    RemovePermission,
+    StartMessageMoveTask,
+    CancelMessageMoveTask,
+    ListMessageMoveTasks,
+}
+
+impl Operation {
+    /// Whether the operation reads only (its answer needs no storage commit).
+    fn is_read(self) -> bool {
+        matches!(
+            self,
+            Operation::GetQueueUrl
+                | Operation::GetQueueAttributes
+                | Operation::ListQueues
+                | Operation::ListDeadLetterSourceQueues
+                | Operation::ListQueueTags
+        )
+    }
+}
+
+/// Routes `X-Amz-Target: AmazonSQS.<Operation>` to an operation.
+fn route(req: &AwsRequest) -> Result<Operation, WireError> {
+    let name = target_operation(req, "AmazonSQS");
+    match name.as_str() {
+        "" => Err(WireError::bad_request(
+            "UnknownOperationException",
+            "The request names no operation: send X-Amz-Target: AmazonSQS.<Operation> (Cumulo speaks the JSON protocol to SQS)",
+        )),
+        _ => Operation::from_name(&name).ok_or_else(|| {
+            WireError::bad_request(
+                "UnknownOperationException",
+                format!("SQS has no operation {name}"),
+            )
+        }),
+    }
+}
+
+fn unsupported(op: Operation) -> WireError {
+    WireError::not_implemented("SQS", op.name(), "UnsupportedOperation")
         .with_query_error("AWS.SimpleQueueService.UnsupportedOperation")
 }
 
 /// Handles one SQS request.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
-    let operation = target_operation(&req, "AmazonSQS");
-    match dispatch(app, &req, &operation).await {
-        Ok(body) => ok_response(CONTENT_TYPE, body.to_string(), &req.request_id),
+    let answer = match route(&req) {
+        Ok(op) => execute(app, &req, op).await,
+        Err(err) => Err(err),
+    };
+    match answer {
+        Ok(out) => ok_response(CONTENT_TYPE, out.json().to_string(), &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
 }
@@ -230,14 +292,14 @@ fn received_json(m: &ReceivedMessage) -> Value {
     Value::Object(out)
 }
 
-fn batch_json<T>(results: BatchResult<T>, ok: impl Fn(&str, &T) -> Value) -> Value {
+fn batch_json<T>(results: &BatchResult<T>, ok: impl Fn(&str, &T) -> Value) -> Value {
     let mut successful = Vec::new();
     let mut failed = Vec::new();
     for (id, res) in results {
         match res {
-            Ok(v) => successful.push(ok(&id, &v)),
+            Ok(v) => successful.push(ok(id, v)),
             Err(err) => {
-                let (_, query) = codes(&err);
+                let (_, query) = codes(err);
                 failed.push(json!({
                     "Id": id,
                     "SenderFault": true,
@@ -369,10 +431,74 @@ struct UntagQueueInput {
     tag_keys: Option<Vec<String>>,
 }
 
-async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value, WireError> {
+/// What an operation answers, before it is written in the request's protocol.
+enum Output {
+    /// Operations without output members.
+    Empty,
+    /// CreateQueue, GetQueueUrl.
+    QueueUrl(String),
+    /// GetQueueAttributes.
+    Attributes(IndexMap<String, String>),
+    /// SendMessage.
+    Sent(SentMessage),
+    /// SendMessageBatch.
+    SentBatch(BatchResult<SentMessage>),
+    /// ReceiveMessage.
+    Received(Vec<ReceivedMessage>),
+    /// DeleteMessageBatch, ChangeMessageVisibilityBatch: the entry ids.
+    Ids(BatchResult<()>),
+    /// ListQueues.
+    QueueUrls(Vec<String>, Option<String>),
+    /// ListDeadLetterSourceQueues.
+    DeadLetterSourceQueues(Vec<String>),
+    /// ListQueueTags.
+    Tags(BTreeMap<String, String>),
+}
+
+impl Output {
+    /// The awsJson body (absent members omitted, as AWS omits them).
+    fn json(&self) -> Value {
+        match self {
+            Output::Empty => json!({}),
+            Output::QueueUrl(url) => json!({ "QueueUrl": url }),
+            Output::Attributes(a) if a.is_empty() => json!({}),
+            Output::Attributes(a) => json!({ "Attributes": a }),
+            Output::Sent(sent) => sent_json(sent, None),
+            Output::SentBatch(results) => batch_json(results, |id, sent| sent_json(sent, Some(id))),
+            Output::Received(m) if m.is_empty() => json!({}),
+            Output::Received(m) => {
+                json!({ "Messages": m.iter().map(received_json).collect::<Vec<_>>() })
+            }
+            Output::Ids(results) => batch_json(results, |id, _| json!({ "Id": id })),
+            Output::QueueUrls(urls, token) => {
+                let mut out = Map::new();
+                if !urls.is_empty() {
+                    out.insert("QueueUrls".into(), json!(urls));
+                }
+                if let Some(t) = token {
+                    out.insert("NextToken".into(), json!(t));
+                }
+                Value::Object(out)
+            }
+            Output::DeadLetterSourceQueues(urls) => json!({ "queueUrls": urls }),
+            Output::Tags(t) if t.is_empty() => json!({}),
+            Output::Tags(t) => json!({ "Tags": t }),
+        }
+    }
+}
+
+fn entries<T, U>(
+    entries: Option<Vec<T>>,
+    f: impl Fn(T) -> Result<BatchEntry<U>, WireError>,
+) -> Result<Vec<BatchEntry<U>>, WireError> {
+    entries.unwrap_or_default().into_iter().map(f).collect()
+}
+
+/// Decodes `op`'s input, makes its one core call, and answers its output.
+async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, WireError> {
     let sqs = &app.sqs;
-    let out = match operation {
-        "CreateQueue" => {
+    let out = match op {
+        Operation::CreateQueue => {
             let input: CreateQueueInput = decode(req)?;
             let name = required(&input.queue_name, "QueueName")?;
             let q = sqs.create_queue(
@@ -381,148 +507,114 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
                 &input.attributes.unwrap_or_default(),
                 &input.tags.unwrap_or_default(),
             )?;
-            json!({ "QueueUrl": q.url })
+            Output::QueueUrl(q.url)
         }
-        "GetQueueUrl" => {
+        Operation::GetQueueUrl => {
             let input: GetQueueUrlInput = decode(req)?;
             let name = required(&input.queue_name, "QueueName")?;
             let mut scope = req.scope.clone();
             if let Some(owner) = input.queue_owner_aws_account_id {
                 scope.account = owner;
             }
-            return Ok(json!({ "QueueUrl": sqs.get_queue_url(&scope, name)?.url }));
+            Output::QueueUrl(sqs.get_queue_url(&scope, name)?.url)
         }
-        "DeleteQueue" => {
+        Operation::DeleteQueue => {
             let input: QueueInput = decode(req)?;
             sqs.delete_queue(&queue_arn(app, req, &input.queue_url)?)?;
-            json!({})
+            Output::Empty
         }
-        "GetQueueAttributes" => {
+        Operation::GetQueueAttributes => {
             let input: GetQueueAttributesInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
-            let attributes =
-                sqs.get_queue_attributes(&arn, &input.attribute_names.unwrap_or_default())?;
-            return Ok(if attributes.is_empty() {
-                json!({})
-            } else {
-                json!({ "Attributes": attributes })
-            });
+            let names = input.attribute_names.unwrap_or_default();
+            Output::Attributes(sqs.get_queue_attributes(&arn, &names)?)
         }
-        "SetQueueAttributes" => {
+        Operation::SetQueueAttributes => {
             let input: SetQueueAttributesInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.set_queue_attributes(&arn, &input.attributes.unwrap_or_default())?;
-            json!({})
+            Output::Empty
         }
-        "SendMessage" => {
+        Operation::SendMessage => {
             let input: SendMessageInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             if input.message.message_body.is_none() {
                 return Err(sqs::Error::missing_parameter("MessageBody").into());
             }
-            let sent = sqs.send_message(&arn, input.message.into_outgoing()?)?;
-            sent_json(&sent, None)
+            Output::Sent(sqs.send_message(&arn, input.message.into_outgoing()?)?)
         }
-        "SendMessageBatch" => {
+        Operation::SendMessageBatch => {
             let input: SendMessageBatchInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
-            let entries = input
-                .entries
-                .unwrap_or_default()
-                .into_iter()
-                .map(|mut e| {
-                    Ok(BatchEntry {
-                        id: entry_id(e.id.take())?,
-                        value: e.into_outgoing()?,
-                    })
+            let batch = entries(input.entries, |mut e| {
+                Ok(BatchEntry {
+                    id: entry_id(e.id.take())?,
+                    value: e.into_outgoing()?,
                 })
-                .collect::<Result<Vec<_>, WireError>>()?;
-            let results = sqs.send_message_batch(&arn, entries)?;
-            batch_json(results, |id, sent| sent_json(sent, Some(id)))
+            })?;
+            Output::SentBatch(sqs.send_message_batch(&arn, batch)?)
         }
-        "ReceiveMessage" => {
+        Operation::ReceiveMessage => {
             let input: WireReceiveInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let mut attribute_names = input.attribute_names.unwrap_or_default();
             attribute_names.extend(input.message_system_attribute_names.unwrap_or_default());
-            let messages = sqs
-                .receive_message(
-                    &arn,
-                    ReceiveMessageInput {
-                        max_number_of_messages: input.max_number_of_messages,
-                        visibility_timeout: input.visibility_timeout,
-                        wait_time_seconds: input.wait_time_seconds,
-                        attribute_names,
-                        message_attribute_names: input.message_attribute_names.unwrap_or_default(),
-                    },
-                )
-                .await?;
-            if messages.is_empty() {
-                json!({})
-            } else {
-                json!({ "Messages": messages.iter().map(received_json).collect::<Vec<_>>() })
-            }
+            let core = ReceiveMessageInput {
+                max_number_of_messages: input.max_number_of_messages,
+                visibility_timeout: input.visibility_timeout,
+                wait_time_seconds: input.wait_time_seconds,
+                attribute_names,
+                message_attribute_names: input.message_attribute_names.unwrap_or_default(),
+            };
+            Output::Received(sqs.receive_message(&arn, core).await?)
         }
-        "DeleteMessage" => {
+        Operation::DeleteMessage => {
             let input: DeleteMessageInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
-            let handle = required(&input.receipt_handle, "ReceiptHandle")?;
-            sqs.delete_message(&arn, handle)?;
-            json!({})
+            sqs.delete_message(&arn, required(&input.receipt_handle, "ReceiptHandle")?)?;
+            Output::Empty
         }
-        "DeleteMessageBatch" => {
+        Operation::DeleteMessageBatch => {
             let input: HandleBatchInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
-            let entries = input
-                .entries
-                .unwrap_or_default()
-                .into_iter()
-                .map(|e| {
-                    Ok(BatchEntry {
-                        id: entry_id(e.id)?,
-                        value: e.receipt_handle.unwrap_or_default(),
-                    })
+            let batch = entries(input.entries, |e| {
+                Ok(BatchEntry {
+                    id: entry_id(e.id)?,
+                    value: e.receipt_handle.unwrap_or_default(),
                 })
-                .collect::<Result<Vec<_>, WireError>>()?;
-            let results = sqs.delete_message_batch(&arn, entries)?;
-            batch_json(results, |id, _| json!({ "Id": id }))
+            })?;
+            Output::Ids(sqs.delete_message_batch(&arn, batch)?)
         }
-        "ChangeMessageVisibility" => {
+        Operation::ChangeMessageVisibility => {
             let input: ChangeVisibilityInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let handle = required(&input.receipt_handle, "ReceiptHandle")?;
-            let timeout = input
-                .visibility_timeout
-                .ok_or_else(|| WireError::from(sqs::Error::missing_parameter("VisibilityTimeout")))?;
+            let timeout = input.visibility_timeout.ok_or_else(|| {
+                WireError::from(sqs::Error::missing_parameter("VisibilityTimeout"))
+            })?;
             sqs.change_message_visibility(&arn, handle, timeout)?;
-            json!({})
+            Output::Empty
         }
-        "ChangeMessageVisibilityBatch" => {
+        Operation::ChangeMessageVisibilityBatch => {
             let input: HandleBatchInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
-            let entries = input
-                .entries
-                .unwrap_or_default()
-                .into_iter()
-                .map(|e| {
-                    Ok(BatchEntry {
-                        id: entry_id(e.id)?,
-                        value: (
-                            e.receipt_handle.unwrap_or_default(),
-                            e.visibility_timeout.unwrap_or_default(),
-                        ),
-                    })
+            let batch = entries(input.entries, |e| {
+                Ok(BatchEntry {
+                    id: entry_id(e.id)?,
+                    value: (
+                        e.receipt_handle.unwrap_or_default(),
+                        e.visibility_timeout.unwrap_or_default(),
+                    ),
                 })
-                .collect::<Result<Vec<_>, WireError>>()?;
-            let results = sqs.change_message_visibility_batch(&arn, entries)?;
-            batch_json(results, |id, _| json!({ "Id": id }))
+            })?;
+            Output::Ids(sqs.change_message_visibility_batch(&arn, batch)?)
         }
-        "PurgeQueue" => {
+        Operation::PurgeQueue => {
             let input: QueueInput = decode(req)?;
             sqs.purge_queue(&queue_arn(app, req, &input.queue_url)?)?;
-            json!({})
+            Output::Empty
         }
-        "ListQueues" => {
+        Operation::ListQueues => {
             let input: ListQueuesInput = decode(req)?;
             let (urls, token) = sqs.list_queues(
                 &req.scope,
@@ -530,59 +622,37 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
                 input.max_results,
                 input.next_token.as_deref(),
             )?;
-            let mut out = Map::new();
-            if !urls.is_empty() {
-                out.insert("QueueUrls".into(), json!(urls));
-            }
-            if let Some(t) = token {
-                out.insert("NextToken".into(), json!(t));
-            }
-            return Ok(Value::Object(out));
+            Output::QueueUrls(urls, token)
         }
-        "ListDeadLetterSourceQueues" => {
+        Operation::ListDeadLetterSourceQueues => {
             let input: QueueInput = decode(req)?;
-            let urls = sqs.list_dead_letter_source_queues(&queue_arn(app, req, &input.queue_url)?)?;
-            return Ok(json!({ "queueUrls": urls }));
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            Output::DeadLetterSourceQueues(sqs.list_dead_letter_source_queues(&arn)?)
         }
-        "TagQueue" => {
+        Operation::TagQueue => {
             let input: TagQueueInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.tag_queue(&arn, &input.tags.unwrap_or_default())?;
-            json!({})
+            Output::Empty
         }
-        "UntagQueue" => {
+        Operation::UntagQueue => {
             let input: UntagQueueInput = decode(req)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.untag_queue(&arn, &input.tag_keys.unwrap_or_default())?;
-            json!({})
+            Output::Empty
         }
-        "ListQueueTags" => {
+        Operation::ListQueueTags => {
             let input: QueueInput = decode(req)?;
-            let tags = sqs.list_queue_tags(&queue_arn(app, req, &input.queue_url)?)?;
-            return Ok(if tags.is_empty() {
-                json!({})
-            } else {
-                json!({ "Tags": tags })
-            });
+            Output::Tags(sqs.list_queue_tags(&queue_arn(app, req, &input.queue_url)?)?)
         }
-        "AddPermission"
-        | "RemovePermission"
-        | "StartMessageMoveTask"
-        | "CancelMessageMoveTask"
-        | "ListMessageMoveTasks" => return Err(unsupported(operation)),
-        "" => {
-            return Err(WireError::bad_request(
-                "UnknownOperationException",
-                "The request names no operation: send X-Amz-Target: AmazonSQS.<Operation> (Cumulo speaks the JSON protocol to SQS)",
-            ))
-        }
-        other => {
-            return Err(WireError::bad_request(
-                "UnknownOperationException",
-                format!("SQS has no operation {other}"),
-            ))
-        }
+        Operation::AddPermission
+        | Operation::RemovePermission
+        | Operation::StartMessageMoveTask
+        | Operation::CancelMessageMoveTask
+        | Operation::ListMessageMoveTasks => return Err(unsupported(op)),
     };
-    app.storage.sync().await;
+    if !op.is_read() {
+        app.storage.sync().await;
+    }
     Ok(out)
 }

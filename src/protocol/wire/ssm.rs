@@ -32,10 +32,41 @@ impl From<ssm::Error> for WireError {
     }
 }
 
+super::operations! {
+    /// The Parameter Store operations Cumulo serves.
+    PutParameter,
+    GetParameter,
+    GetParameters,
+    GetParametersByPath,
+    DeleteParameter,
+    DeleteParameters,
+    DescribeParameters,
+    GetParameterHistory,
+    AddTagsToResource,
+    RemoveTagsFromResource,
+    ListTagsForResource,
+}
+
+/// Routes `X-Amz-Target: AmazonSSM.<Operation>` to an operation.
+fn route(req: &AwsRequest) -> Result<Operation, WireError> {
+    let name = target_operation(req, "AmazonSSM");
+    if name.is_empty() {
+        return Err(WireError::bad_request(
+            "UnknownOperationException",
+            "The request names no operation: send X-Amz-Target: AmazonSSM.<Operation>",
+        ));
+    }
+    Operation::from_name(&name)
+        .ok_or_else(|| WireError::not_implemented("SSM", &name, "UnknownOperationException"))
+}
+
 /// Handles one SSM request.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
-    let operation = target_operation(&req, "AmazonSSM");
-    match dispatch(app, &req, &operation).await {
+    let answer = match route(&req) {
+        Ok(op) => dispatch(app, &req, op).await,
+        Err(err) => Err(err),
+    };
+    match answer {
         Ok(body) => ok_response(CONTENT_TYPE, body.to_string(), &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
@@ -197,11 +228,11 @@ fn parameter_resource(input: &TagsInput) -> Result<&str, WireError> {
     required(&input.resource_id, "resourceId")
 }
 
-async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value, WireError> {
+async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
     let ssm = &app.ssm;
     let scope = &req.scope;
-    let out = match operation {
-        "PutParameter" => {
+    let out = match op {
+        Operation::PutParameter => {
             let input: PutInput = decode(req)?;
             let (version, tier) = ssm.put_parameter(
                 scope,
@@ -220,7 +251,7 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
             )?;
             json!({ "Version": version, "Tier": tier })
         }
-        "GetParameter" => {
+        Operation::GetParameter => {
             let input: GetInput = decode(req)?;
             let p = ssm.read_parameter(
                 scope,
@@ -229,7 +260,7 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
             )?;
             return Ok(json!({ "Parameter": parameter_json(&p) }));
         }
-        "GetParameters" => {
+        Operation::GetParameters => {
             let input: GetManyInput = decode(req)?;
             let names = input.names.ok_or_else(|| {
                 WireError::from(ssm::Error::Validation(
@@ -243,7 +274,7 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
                 "InvalidParameters": invalid,
             }));
         }
-        "GetParametersByPath" => {
+        Operation::GetParametersByPath => {
             let input: ByPathInput = decode(req)?;
             let (found, token) = ssm.get_parameters_by_path(
                 scope,
@@ -263,18 +294,18 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
             }
             return Ok(Value::Object(out));
         }
-        "DeleteParameter" => {
+        Operation::DeleteParameter => {
             let input: GetInput = decode(req)?;
             ssm.delete_parameter(scope, required(&input.name, "name")?)?;
             json!({})
         }
-        "DeleteParameters" => {
+        Operation::DeleteParameters => {
             let input: GetManyInput = decode(req)?;
             let (deleted, invalid) =
                 ssm.delete_parameters(scope, &input.names.unwrap_or_default())?;
             json!({ "DeletedParameters": deleted, "InvalidParameters": invalid })
         }
-        "DescribeParameters" => {
+        Operation::DescribeParameters => {
             let input: DescribeInput = decode(req)?;
             let mut filters: Vec<ParameterFilter> = Vec::new();
             for f in input.filters.unwrap_or_default() {
@@ -310,7 +341,7 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
             }
             return Ok(Value::Object(out));
         }
-        "GetParameterHistory" => {
+        Operation::GetParameterHistory => {
             let input: GetInput = decode(req)?;
             let history = ssm.get_parameter_history(scope, required(&input.name, "name")?)?;
             return Ok(json!({
@@ -320,19 +351,19 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
                     .collect::<Vec<_>>(),
             }));
         }
-        "AddTagsToResource" => {
+        Operation::AddTagsToResource => {
             let input: TagsInput = decode(req)?;
             let name = parameter_resource(&input)?.to_string();
             ssm.add_tags(scope, &name, &tag_map(input.tags))?;
             json!({})
         }
-        "RemoveTagsFromResource" => {
+        Operation::RemoveTagsFromResource => {
             let input: TagsInput = decode(req)?;
             let name = parameter_resource(&input)?.to_string();
             ssm.remove_tags(scope, &name, &input.tag_keys.unwrap_or_default())?;
             json!({})
         }
-        "ListTagsForResource" => {
+        Operation::ListTagsForResource => {
             let input: TagsInput = decode(req)?;
             let name = parameter_resource(&input)?;
             let param = ssm
@@ -345,19 +376,6 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
                     .map(|(k, v)| json!({ "Key": k, "Value": v }))
                     .collect::<Vec<_>>(),
             }));
-        }
-        "" => {
-            return Err(WireError::bad_request(
-                "UnknownOperationException",
-                "The request names no operation: send X-Amz-Target: AmazonSSM.<Operation>",
-            ))
-        }
-        other => {
-            return Err(WireError::not_implemented(
-                "SSM",
-                other,
-                "UnknownOperationException",
-            ))
         }
     };
     app.storage.sync().await;
