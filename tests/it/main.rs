@@ -8,6 +8,7 @@ mod cloudformation;
 mod cloudformation_durability;
 mod cloudformation_resources;
 mod control;
+mod coral;
 mod corpus;
 mod dispatch;
 mod expressions;

@@ -7,8 +7,9 @@ use base64::Engine;
 use indexmap::IndexMap;
 
 use crate::app::App;
+use crate::coral::{self, Violations};
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::query::QueryInput;
+use crate::protocol::query::{lower_camel, QueryInput};
 use crate::protocol::xml::XmlWriter;
 use crate::protocol::{ok_response, AwsRequest};
 use crate::services::sns::{
@@ -78,14 +79,17 @@ pub async fn handle(app: &App, req: AwsRequest) -> Response {
     }
 }
 
-/// Coral's message for a missing required member.
-fn required<'a>(form: &'a QueryInput, name: &str) -> Result<&'a str, WireError> {
-    form.str(name).ok_or_else(|| {
-        WireError::validation_error(format!(
-            "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
-            crate::protocol::query::lower_camel(name)
-        ))
-    })
+/// The required members `names` of an action, in its model's member order: their values, or
+/// one Coral message listing every missing one (`2 validation errors detected: Value null at
+/// 'topicArn' …; Value null at 'protocol' …`).
+fn required<'a, const N: usize>(
+    form: &'a QueryInput,
+    names: [&str; N],
+) -> Result<[&'a str; N], WireError> {
+    let mut v = Violations::default();
+    let values = names.map(|name| v.required(&lower_camel(name), form.str(name)));
+    v.finish().map_err(|e| WireError::validation_error(e.0))?;
+    Ok(values.map(Option::unwrap_or_default))
 }
 
 fn attributes(form: &QueryInput) -> IndexMap<String, String> {
@@ -113,9 +117,10 @@ fn message_attributes(form: &QueryInput) -> Result<Vec<(String, PublishAttribute
     for entry in map.flat_list("entry").unwrap_or_default() {
         let name = entry.str("Name").unwrap_or_default().to_string();
         let Some(data_type) = entry.str("Value.DataType") else {
-            return Err(WireError::validation_error(format!(
-                "1 validation error detected: Value null at 'messageAttributes.{name}.member.dataType' failed to satisfy constraint: Member must not be null"
-            )));
+            let path = format!("messageAttributes.{name}.member.dataType");
+            return Err(WireError::validation_error(
+                coral::single(None, &path, "Member must not be null").0,
+            ));
         };
         let binary_value = match entry.str("Value.BinaryValue") {
             None => None,
@@ -143,7 +148,7 @@ fn message_attributes(form: &QueryInput) -> Result<Vec<(String, PublishAttribute
 
 fn publish_input(form: &QueryInput) -> Result<PublishInput, WireError> {
     Ok(PublishInput {
-        message: required(form, "Message")?.to_string(),
+        message: required(form, ["Message"])?[0].to_string(),
         subject: form.str("Subject").map(str::to_string),
         message_structure: form.str("MessageStructure").map(str::to_string),
         message_attributes: message_attributes(form)?,
@@ -197,14 +202,14 @@ async fn dispatch(
     let action = op.name();
     let body = match op {
         Operation::CreateTopic => {
-            let name = required(form, "Name")?;
+            let name = required(form, ["Name"])?[0];
             let arn = sns.create_topic(&req.scope, name, &attributes(form), &tags(form))?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("TopicArn", &arn);
             w.finish(rid)
         }
         Operation::DeleteTopic => {
-            sns.delete_topic(required(form, "TopicArn")?)?;
+            sns.delete_topic(required(form, ["TopicArn"])?[0])?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
         Operation::ListTopics => {
@@ -219,23 +224,25 @@ async fn dispatch(
             return Ok(w.finish(rid));
         }
         Operation::GetTopicAttributes => {
-            let attrs = sns.get_topic_attributes(required(form, "TopicArn")?)?;
+            let attrs = sns.get_topic_attributes(required(form, ["TopicArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
             return Ok(w.finish(rid));
         }
         Operation::SetTopicAttributes => {
+            let [topic_arn, name] = required(form, ["TopicArn", "AttributeName"])?;
             sns.set_topic_attributes(
-                required(form, "TopicArn")?,
-                required(form, "AttributeName")?,
+                topic_arn,
+                name,
                 form.str("AttributeValue").unwrap_or_default(),
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
         Operation::Subscribe => {
+            let [topic_arn, protocol] = required(form, ["TopicArn", "Protocol"])?;
             let input = SubscribeInput {
-                topic_arn: required(form, "TopicArn")?.to_string(),
-                protocol: required(form, "Protocol")?.to_string(),
+                topic_arn: topic_arn.to_string(),
+                protocol: protocol.to_string(),
                 endpoint: form.str("Endpoint").unwrap_or_default().to_string(),
                 attributes: attributes(form),
                 return_subscription_arn: form.bool("ReturnSubscriptionArn")?.unwrap_or(false),
@@ -246,14 +253,14 @@ async fn dispatch(
             w.finish(rid)
         }
         Operation::ConfirmSubscription => {
-            let arn =
-                sns.confirm_subscription(required(form, "TopicArn")?, required(form, "Token")?)?;
+            let [topic_arn, token] = required(form, ["TopicArn", "Token"])?;
+            let arn = sns.confirm_subscription(topic_arn, token)?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("SubscriptionArn", &arn);
             w.finish(rid)
         }
         Operation::Unsubscribe => {
-            sns.unsubscribe(form.str("SubscriptionArn").unwrap_or_default())?;
+            sns.unsubscribe(required(form, ["SubscriptionArn"])?[0])?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
         Operation::ListSubscriptions => {
@@ -264,23 +271,26 @@ async fn dispatch(
             return Ok(w.finish(rid));
         }
         Operation::ListSubscriptionsByTopic => {
-            let (subs, token) = sns
-                .list_subscriptions_by_topic(required(form, "TopicArn")?, form.str("NextToken"))?;
+            let (subs, token) = sns.list_subscriptions_by_topic(
+                required(form, ["TopicArn"])?[0],
+                form.str("NextToken"),
+            )?;
             let mut w = XmlWriter::response(action, XMLNS);
             subscriptions_xml(&mut w, &subs);
             w.opt_elem("NextToken", token.as_deref());
             return Ok(w.finish(rid));
         }
         Operation::GetSubscriptionAttributes => {
-            let attrs = sns.get_subscription_attributes(required(form, "SubscriptionArn")?)?;
+            let attrs = sns.get_subscription_attributes(required(form, ["SubscriptionArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
             return Ok(w.finish(rid));
         }
         Operation::SetSubscriptionAttributes => {
+            let [arn, name] = required(form, ["SubscriptionArn", "AttributeName"])?;
             sns.set_subscription_attributes(
-                required(form, "SubscriptionArn")?,
-                required(form, "AttributeName")?,
+                arn,
+                name,
                 form.str("AttributeValue").unwrap_or_default(),
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
@@ -316,7 +326,7 @@ async fn dispatch(
             w.finish(rid)
         }
         Operation::PublishBatch => {
-            let topic_arn = required(form, "TopicArn")?;
+            let topic_arn = required(form, ["TopicArn"])?[0];
             same_region(req, topic_arn)?;
             let entries = form
                 .struct_list("PublishBatchRequestEntries")
@@ -357,16 +367,17 @@ async fn dispatch(
             w.finish(rid)
         }
         Operation::TagResource => {
-            sns.tag_resource(required(form, "ResourceArn")?, &tags(form))?;
+            let [arn] = required(form, ["ResourceArn"])?;
+            sns.tag_resource(arn, &tags(form))?;
             XmlWriter::response(action, XMLNS).finish(rid)
         }
         Operation::UntagResource => {
             let keys = form.list("TagKeys").unwrap_or_default();
-            sns.untag_resource(required(form, "ResourceArn")?, &keys)?;
+            sns.untag_resource(required(form, ["ResourceArn"])?[0], &keys)?;
             XmlWriter::response(action, XMLNS).finish(rid)
         }
         Operation::ListTagsForResource => {
-            let tags = sns.list_tags_for_resource(required(form, "ResourceArn")?)?;
+            let tags = sns.list_tags_for_resource(required(form, ["ResourceArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.open("Tags");
             for (k, v) in &tags {

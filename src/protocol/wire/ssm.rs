@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::app::App;
+use crate::coral::{self, Violations};
 use crate::protocol::error::{Protocol, WireError};
 use crate::protocol::json::{decode, operation as target_operation};
 use crate::protocol::{ok_response, AwsRequest};
@@ -72,13 +73,16 @@ pub async fn handle(app: &App, req: AwsRequest) -> Response {
     }
 }
 
-fn required<'a>(value: &'a Option<String>, member: &str) -> Result<&'a str, WireError> {
-    value.as_deref().ok_or_else(|| {
-        ssm::Error::Validation(format!(
-            "1 validation error detected: Value null at '{member}' failed to satisfy constraint: Member must not be null"
-        ))
-        .into()
-    })
+/// The required members of an input, in its model's member order: their values, or one Coral
+/// message listing every missing one.
+fn required<'a, const N: usize>(
+    members: [(&str, &'a Option<String>); N],
+) -> Result<[&'a str; N], WireError> {
+    let mut v = Violations::default();
+    let values = members.map(|(path, value)| v.required(path, value.as_deref()));
+    v.finish()
+        .map_err(|e| WireError::from(ssm::Error::from(e)))?;
+    Ok(values.map(Option::unwrap_or_default))
 }
 
 fn parameter_json(p: &ParameterValue) -> Value {
@@ -218,14 +222,17 @@ struct TagsInput {
 }
 
 fn parameter_resource(input: &TagsInput) -> Result<&str, WireError> {
-    let kind = required(&input.resource_type, "resourceType")?;
+    let [kind, id] = required([
+        ("resourceType", &input.resource_type),
+        ("resourceId", &input.resource_id),
+    ])?;
     if kind != "Parameter" {
         return Err(WireError::bad_request(
             "InvalidResourceType",
             "The resource type is not valid. Cumulo's parameter store supports ResourceType Parameter.",
         ));
     }
-    required(&input.resource_id, "resourceId")
+    Ok(id)
 }
 
 async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
@@ -234,11 +241,12 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
     let out = match op {
         Operation::PutParameter => {
             let input: PutInput = decode(req)?;
+            let [name, value] = required([("name", &input.name), ("value", &input.value)])?;
             let (version, tier) = ssm.put_parameter(
                 scope,
                 PutParameterInput {
-                    name: required(&input.name, "name")?.to_string(),
-                    value: required(&input.value, "value")?.to_string(),
+                    name: name.to_string(),
+                    value: value.to_string(),
                     parameter_type: input.parameter_type,
                     overwrite: input.overwrite.unwrap_or(false),
                     description: input.description,
@@ -255,18 +263,17 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
             let input: GetInput = decode(req)?;
             let p = ssm.read_parameter(
                 scope,
-                required(&input.name, "name")?,
+                required([("name", &input.name)])?[0],
                 input.with_decryption.unwrap_or(false),
             )?;
             return Ok(json!({ "Parameter": parameter_json(&p) }));
         }
         Operation::GetParameters => {
             let input: GetManyInput = decode(req)?;
-            let names = input.names.ok_or_else(|| {
-                WireError::from(ssm::Error::Validation(
-                    "1 validation error detected: Value null at 'names' failed to satisfy constraint: Member must not be null".to_string(),
-                ))
-            })?;
+            let Some(names) = input.names else {
+                let null = coral::single(None, "names", "Member must not be null");
+                return Err(ssm::Error::from(null).into());
+            };
             let (found, invalid) =
                 ssm.get_parameters(scope, &names, input.with_decryption.unwrap_or(false))?;
             return Ok(json!({
@@ -278,7 +285,7 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
             let input: ByPathInput = decode(req)?;
             let (found, token) = ssm.get_parameters_by_path(
                 scope,
-                required(&input.path, "path")?,
+                required([("path", &input.path)])?[0],
                 input.recursive.unwrap_or(false),
                 input.with_decryption.unwrap_or(false),
                 input.max_results,
@@ -296,7 +303,7 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
         }
         Operation::DeleteParameter => {
             let input: GetInput = decode(req)?;
-            ssm.delete_parameter(scope, required(&input.name, "name")?)?;
+            ssm.delete_parameter(scope, required([("name", &input.name)])?[0])?;
             json!({})
         }
         Operation::DeleteParameters => {
@@ -343,7 +350,8 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
         }
         Operation::GetParameterHistory => {
             let input: GetInput = decode(req)?;
-            let history = ssm.get_parameter_history(scope, required(&input.name, "name")?)?;
+            let history =
+                ssm.get_parameter_history(scope, required([("name", &input.name)])?[0])?;
             return Ok(json!({
                 "Parameters": history
                     .iter()

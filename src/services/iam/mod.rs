@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::Violations;
 use crate::ids::IdGen;
 use crate::storage::Storage;
 
@@ -156,21 +157,16 @@ fn is_name_char(c: char) -> bool {
 }
 
 fn check_name(name: &str, member: &str, max: usize) -> Result<(), Error> {
-    if name.is_empty() || name.chars().count() > max {
-        return Err(Error::validation(
-            name,
-            member,
-            &format!("Member must have length less than or equal to {max}"),
-        ));
-    }
-    if !name.chars().all(is_name_char) {
-        return Err(Error::validation(
-            name,
-            member,
-            "Member must satisfy regular expression pattern: [\\w+=,.@-]+",
-        ));
-    }
-    Ok(())
+    let mut v = Violations::default();
+    entity_name(&mut v, name, member, max);
+    Ok(v.finish()?)
+}
+
+/// A role or policy name: pattern `[\w+=,.@-]+`, then length `1..=max` (AWS's order).
+fn entity_name(v: &mut Violations, name: &str, member: &str, max: usize) {
+    let ok = !name.is_empty() && name.chars().all(is_name_char);
+    v.pattern(member, name, ok, "[\\w+=,.@-]+");
+    v.length(member, name, 1, Some(max));
 }
 
 fn check_path(path: &str) -> Result<(), Error> {
@@ -207,23 +203,12 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
             "The number of tags has reached the maximum limit of {MAX_TAGS}."
         )));
     }
-    for (k, v) in tags {
-        if k.is_empty() || k.chars().count() > 128 {
-            return Err(Error::validation(
-                k,
-                "tags.member.key",
-                "Member must have length less than or equal to 128",
-            ));
-        }
-        if v.chars().count() > 256 {
-            return Err(Error::validation(
-                v,
-                "tags.member.value",
-                "Member must have length less than or equal to 256",
-            ));
-        }
+    let mut v = Violations::default();
+    for (key, value) in tags {
+        v.length("tags.member.key", key, 1, Some(128));
+        v.length("tags.member.value", value, 0, Some(256));
     }
-    Ok(())
+    Ok(v.finish()?)
 }
 
 /// True for an AWS managed policy ARN (`arn:aws:iam::aws:policy/...`), which always exists.
@@ -282,34 +267,20 @@ impl Iam {
     /// compare without case), `ValidationError` for the name, description or
     /// MaxSessionDuration (3600–43200), `InvalidInput` for a bad path, `MalformedPolicyDocument`.
     pub fn create_role(&self, account: &str, input: CreateRoleInput) -> Result<Role, Error> {
-        check_name(&input.role_name, "roleName", 64)?;
+        // Coral's checks of CreateRoleRequest, in its member order, all reported at once.
+        let mut v = Violations::default();
+        entity_name(&mut v, &input.role_name, "roleName", 64);
+        if let Some(d) = &input.description {
+            v.length("description", d, 0, Some(1000));
+        }
+        if let Some(m) = input.max_session_duration {
+            v.range("maxSessionDuration", m, 3600, 43_200);
+        }
+        v.finish()?;
         let path = input.path.unwrap_or_else(|| "/".to_string());
         check_path(&path)?;
         check_document(&input.assume_role_policy_document)?;
         let max_session_duration = input.max_session_duration.unwrap_or(3600);
-        if max_session_duration < 3600 {
-            return Err(Error::validation(
-                &max_session_duration.to_string(),
-                "maxSessionDuration",
-                "Member must have value greater than or equal to 3600",
-            ));
-        }
-        if max_session_duration > 43_200 {
-            return Err(Error::validation(
-                &max_session_duration.to_string(),
-                "maxSessionDuration",
-                "Member must have value less than or equal to 43200",
-            ));
-        }
-        if let Some(d) = &input.description {
-            if d.chars().count() > 1000 {
-                return Err(Error::validation(
-                    d,
-                    "description",
-                    "Member must have length less than or equal to 1000",
-                ));
-            }
-        }
         check_tags(&input.tags)?;
         let key = (account.to_string(), input.role_name.to_lowercase());
         let now = self.shared.clock.now();
@@ -412,17 +383,9 @@ impl Iam {
         max_session_duration: Option<i64>,
     ) -> Result<(), Error> {
         if let Some(m) = max_session_duration {
-            if !(3600..=43_200).contains(&m) {
-                return Err(Error::validation(
-                    &m.to_string(),
-                    "maxSessionDuration",
-                    if m < 3600 {
-                        "Member must have value greater than or equal to 3600"
-                    } else {
-                        "Member must have value less than or equal to 43200"
-                    },
-                ));
-            }
+            let mut v = Violations::default();
+            v.range("maxSessionDuration", m, 3600, 43_200);
+            v.finish()?;
         }
         self.with_role(account, role_name, |r| {
             if let Some(d) = description {

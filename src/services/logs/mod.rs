@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::{self, Violations};
 use crate::ids::Scope;
 use crate::storage::Storage;
 
@@ -117,31 +118,19 @@ fn store_key(scope: &Scope, name: &str) -> String {
 
 /// Checks a `logGroupName` (length 1–512, pattern `[\.\-_/#A-Za-z0-9]+`), Coral wording.
 pub fn check_log_group_name(name: &str) -> Result<(), Error> {
-    if name.is_empty() {
-        return Err(Error::validation(
-            name,
-            "logGroupName",
-            "Member must have length greater than or equal to 1",
-        ));
-    }
-    if name.chars().count() > 512 {
-        return Err(Error::validation(
-            name,
-            "logGroupName",
-            "Member must have length less than or equal to 512",
-        ));
-    }
-    let ok = name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || ".-_/#".contains(c));
-    if !ok {
-        return Err(Error::validation(
-            name,
-            "logGroupName",
-            "Member must satisfy regular expression pattern: [\\.\\-_/#A-Za-z0-9]+",
-        ));
-    }
-    Ok(())
+    let mut v = Violations::default();
+    log_group_name(&mut v, name);
+    Ok(v.finish()?)
+}
+
+/// The `logGroupName` constraints, pattern before length (AWS's order).
+fn log_group_name(v: &mut Violations, name: &str) {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-_/#".contains(c));
+    v.pattern("logGroupName", name, ok, "[\\.\\-_/#A-Za-z0-9]+");
+    v.length("logGroupName", name, 1, Some(512));
 }
 
 /// Checks a `retentionInDays` value against [`RETENTION_DAYS`].
@@ -150,20 +139,22 @@ pub fn check_retention(days: i64) -> Result<(), Error> {
         return Ok(());
     }
     let set: Vec<String> = RETENTION_DAYS.iter().map(i64::to_string).collect();
-    Err(Error::validation(
-        &days.to_string(),
+    Err(coral::single(
+        Some(&days.to_string()),
         "retentionInDays",
         &format!("Member must satisfy enum value set: [{}]", set.join(", ")),
-    ))
+    )
+    .into())
 }
 
 fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
     if tags.len() > MAX_TAGS {
-        return Err(Error::validation(
-            &format!("{tags:?}"),
+        return Err(coral::single(
+            Some(&format!("{tags:?}")),
             "tags",
             &format!("Member must have length less than or equal to {MAX_TAGS}"),
-        ));
+        )
+        .into());
     }
     for (k, v) in tags {
         if k.is_empty() || k.chars().count() > 128 {
@@ -231,17 +222,19 @@ impl Logs {
         scope: &Scope,
         input: CreateLogGroupInput,
     ) -> Result<LogGroup, Error> {
-        check_log_group_name(&input.log_group_name)?;
+        // Coral's checks of CreateLogGroupRequest, all reported at once.
+        let mut v = Violations::default();
+        log_group_name(&mut v, &input.log_group_name);
+        if let Some(key) = &input.kms_key_id {
+            v.length("kmsKeyId", key, 0, Some(256));
+        }
+        if let Some(class) = &input.log_group_class {
+            v.one_of("logGroupClass", class, LOG_GROUP_CLASSES);
+        }
+        v.finish()?;
         let class = input
             .log_group_class
             .unwrap_or_else(|| "STANDARD".to_string());
-        if !LOG_GROUP_CLASSES.contains(&class.as_str()) {
-            return Err(Error::validation(
-                &class,
-                "logGroupClass",
-                "Member must satisfy enum value set: [STANDARD, INFREQUENT_ACCESS, DELIVERY]",
-            ));
-        }
         if let Some(key) = &input.kms_key_id {
             check_kms_key(key)?;
         }
@@ -402,13 +395,9 @@ impl Logs {
 
 /// A `kmsKeyId` must be a KMS key ARN of at most 256 characters.
 fn check_kms_key(key: &str) -> Result<(), Error> {
-    if key.chars().count() > 256 {
-        return Err(Error::validation(
-            key,
-            "kmsKeyId",
-            "Member must have length less than or equal to 256",
-        ));
-    }
+    let mut v = Violations::default();
+    v.length("kmsKeyId", key, 0, Some(256));
+    v.finish()?;
     if !(key.starts_with("arn:") && key.contains(":kms:")) {
         return Err(Error::InvalidParameter(format!(
             "Specified KMS key ARN is not valid: {key}"

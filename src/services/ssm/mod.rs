@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::{self, Violations};
 use crate::ids::Scope;
 use crate::storage::Storage;
 
@@ -62,14 +63,13 @@ impl ParameterType {
             "String" => Ok(ParameterType::String),
             "StringList" => Ok(ParameterType::StringList),
             "SecureString" => Ok(ParameterType::SecureString),
-            other => Err(Error::validation(
-                other,
-                "type",
-                "Member must satisfy enum value set: [SecureString, StringList, String]",
-            )),
+            other => Err(coral::single(Some(other), "type", TYPE_ENUM).into()),
         }
     }
 }
+
+/// The `type` enum constraint as Coral prints it.
+const TYPE_ENUM: &str = "Member must satisfy enum value set: [SecureString, StringList, String]";
 
 /// One version of a parameter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,20 +264,9 @@ fn check_name(name: &str) -> Result<(), Error> {
             "Parameter name: can't be prefixed with \"aws\" or \"ssm\" (case-insensitive). If formed as a path, it can consist of sub-paths divided by slash symbol; each sub-path can be formed as a mix of letters, numbers and the following 3 symbols .-_".to_string(),
         )
     };
-    if name.is_empty() {
-        return Err(Error::validation(
-            name,
-            "name",
-            "Member must have length greater than or equal to 1",
-        ));
-    }
-    if name.len() > 2048 {
-        return Err(Error::validation(
-            name,
-            "name",
-            "Member must have length less than or equal to 2048",
-        ));
-    }
+    let mut v = Violations::default();
+    v.length("name", name, 1, Some(2048));
+    v.finish()?;
     let first = name.trim_start_matches('/').to_ascii_lowercase();
     if first.starts_with("aws") || first.starts_with("ssm") {
         return Err(invalid());
@@ -412,6 +401,17 @@ impl Ssm {
             None if from_arn => format!("/{name}"),
             None => name,
         };
+        // Coral's checks of PutParameterRequest, in its member order, all reported at once.
+        let mut v = Violations::default();
+        v.length("name", &name, 1, Some(2048));
+        v.length("value", &input.value, 1, None);
+        if let Some(t) = &input.parameter_type {
+            v.one_of("type", t, &["SecureString", "StringList", "String"]);
+        }
+        if let Some(t) = &input.tier {
+            v.one_of("tier", t, &["Advanced", "Intelligent-Tiering", "Standard"]);
+        }
+        v.finish()?;
         check_name(&name)?;
         let parameter_type = input
             .parameter_type
@@ -423,11 +423,12 @@ impl Ssm {
             match tier.as_str() {
                 "Standard" => 4096,
                 "Advanced" | "Intelligent-Tiering" => 8192,
-                other => return Err(Error::validation(
-                    other,
+                other => return Err(coral::single(
+                    Some(other),
                     "tier",
                     "Member must satisfy enum value set: [Advanced, Intelligent-Tiering, Standard]",
-                )),
+                )
+                .into()),
             };
         let tier = if tier == "Intelligent-Tiering" {
             if input.value.chars().count() > 4096 {
@@ -439,13 +440,6 @@ impl Ssm {
         } else {
             tier
         };
-        if input.value.is_empty() {
-            return Err(Error::validation(
-                "",
-                "value",
-                "Member must have length greater than or equal to 1",
-            ));
-        }
         if input.value.chars().count() > max_len {
             return Err(Error::Validation(format!(
                 "{tier} tier parameters support a maximum parameter value of {max_len} characters. To create a larger parameter value, upgrade the parameter to use the advanced-parameter tier. For more information, see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html"
@@ -600,13 +594,15 @@ impl Ssm {
         names: &[String],
         with_decryption: bool,
     ) -> Result<(Vec<ParameterValue>, Vec<String>), Error> {
-        if names.len() > 10 {
-            return Err(Error::validation(
-                &format!("[{}]", names.join(", ")),
-                "names",
-                "Member must have length less than or equal to 10",
-            ));
-        }
+        let mut v = Violations::default();
+        v.list_length(
+            "names",
+            &format!("[{}]", names.join(", ")),
+            names.len(),
+            1,
+            10,
+        );
+        v.finish()?;
         let mut found = Vec::new();
         let mut invalid = Vec::new();
         let mut seen = std::collections::HashSet::new();
@@ -637,15 +633,10 @@ impl Ssm {
             None => 10,
             Some(n @ 1..=10) => n as usize,
             Some(n) => {
-                return Err(Error::validation(
-                    &n.to_string(),
-                    "maxResults",
-                    if n < 1 {
-                        "Member must have value greater than or equal to 1"
-                    } else {
-                        "Member must have value less than or equal to 10"
-                    },
-                ))
+                let mut v = Violations::default();
+                v.range("maxResults", n, 1, 10);
+                v.finish()?;
+                10
             }
         };
         if !path.starts_with('/') {
@@ -691,13 +682,15 @@ impl Ssm {
         scope: &Scope,
         names: &[String],
     ) -> Result<(Vec<String>, Vec<String>), Error> {
-        if names.len() > 10 {
-            return Err(Error::validation(
-                &format!("[{}]", names.join(", ")),
-                "names",
-                "Member must have length less than or equal to 10",
-            ));
-        }
+        let mut v = Violations::default();
+        v.list_length(
+            "names",
+            &format!("[{}]", names.join(", ")),
+            names.len(),
+            1,
+            10,
+        );
+        v.finish()?;
         let mut deleted = Vec::new();
         let mut invalid = Vec::new();
         for n in names {
@@ -746,11 +739,10 @@ impl Ssm {
             None => 10,
             Some(n @ 1..=50) => n as usize,
             Some(n) => {
-                return Err(Error::validation(
-                    &n.to_string(),
-                    "maxResults",
-                    "Member must have value less than or equal to 50",
-                ))
+                let mut v = Violations::default();
+                v.range("maxResults", n, 1, 50);
+                v.finish()?;
+                50
             }
         };
         for f in filters {

@@ -19,6 +19,7 @@ use serde_json::Value;
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
 
@@ -186,13 +187,9 @@ pub fn check_definition(definition: &str) -> Result<(), Error> {
 /// Checks a state machine name: 1–80 characters, none of whitespace, control characters or
 /// `< > { } [ ] ? * " # % \ ^ | ~ ` $ & , ; : /` (`InvalidName` "Invalid Name: '<name>'").
 pub fn check_name(name: &str) -> Result<(), Error> {
-    if name.is_empty() || name.chars().count() > 80 {
-        return Err(Error::validation(
-            name,
-            "name",
-            "Member must have length less than or equal to 80",
-        ));
-    }
+    let mut v = Violations::default();
+    v.length("name", name, 1, Some(80));
+    v.finish()?;
     let bad = name
         .chars()
         .any(|c| c.is_whitespace() || c.is_control() || "<>{}[]?*\"#%\\^|~`$&,;:/".contains(c));
@@ -267,15 +264,15 @@ impl States {
         scope: &Scope,
         input: CreateStateMachineInput,
     ) -> Result<StateMachine, Error> {
+        // Coral's checks of CreateStateMachineInput, all reported at once.
+        let mut v = Violations::default();
+        v.length("name", &input.name, 1, Some(80));
+        if let Some(kind) = &input.r#type {
+            v.one_of("type", kind, &["STANDARD", "EXPRESS"]);
+        }
+        v.finish()?;
         check_name(&input.name)?;
         let kind = input.r#type.unwrap_or_else(|| "STANDARD".to_string());
-        if kind != "STANDARD" && kind != "EXPRESS" {
-            return Err(Error::validation(
-                &kind,
-                "type",
-                "Member must satisfy enum value set: [STANDARD, EXPRESS]",
-            ));
-        }
         check_definition(&input.definition)?;
         check_role_arn(&input.role_arn)?;
         check_tags(&input.tags)?;
