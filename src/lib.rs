@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod scheduler;
 pub mod services;
 pub mod storage;
+pub mod sync;
 pub mod time;
 
 use std::future::Future;

@@ -107,7 +107,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// The store, locked (poison is recovered: the store is always left consistent).
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 }
 

@@ -269,13 +269,7 @@ impl Scheduler {
         if !self.deps.config.scheduler_invocation_enabled {
             return;
         }
-        let Some(receiver) = self
-            .dispatch
-            .receiver
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        else {
+        let Some(receiver) = crate::sync::lock(&self.dispatch.receiver).take() else {
             return;
         };
         let attempter = Arc::new(dispatcher::Attempter {

@@ -12,7 +12,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -23,6 +23,7 @@ use crate::clock::Clock;
 use crate::coral::Violations;
 use crate::ids::IdGen;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of roles, keyed `account/lower-case name`.
 pub const ROLES_TABLE: &str = "iam_roles";
@@ -244,10 +245,6 @@ impl Iam {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put_role(&self, role: &Role) {
         self.shared.storage.put(
             ROLES_TABLE,
@@ -258,7 +255,7 @@ impl Iam {
 
     /// Deletes every role and policy.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state.roles.clear();
         state.policies.clear();
     }
@@ -284,7 +281,7 @@ impl Iam {
         check_tags(&input.tags)?;
         let key = (account.to_string(), input.role_name.to_lowercase());
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.roles.contains_key(&key) {
             return Err(Error::EntityAlreadyExists(format!(
                 "Role with name {} already exists.",
@@ -318,7 +315,7 @@ impl Iam {
         f: impl FnOnce(&mut Role) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let key = (account.to_string(), role_name.to_lowercase());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let role = state
             .roles
             .get_mut(&key)
@@ -339,7 +336,7 @@ impl Iam {
     /// ListRoles: roles whose path starts with `path_prefix` (default `/`), by name.
     pub fn list_roles(&self, account: &str, path_prefix: Option<&str>) -> Vec<Role> {
         let prefix = path_prefix.unwrap_or("/");
-        self.lock()
+        lock(&self.shared.state)
             .roles
             .iter()
             .filter(|((a, _), r)| a == account && r.path.starts_with(prefix))
@@ -352,7 +349,7 @@ impl Iam {
     /// entity, must detach all policies first.").
     pub fn delete_role(&self, account: &str, role_name: &str) -> Result<(), Error> {
         let key = (account.to_string(), role_name.to_lowercase());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let role = state
             .roles
             .get(&key)
@@ -477,7 +474,7 @@ impl Iam {
         policy_arn: &str,
     ) -> Result<(), Error> {
         let key = (account.to_string(), role_name.to_lowercase());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if !state.roles.contains_key(&key) {
             return Err(Error::no_such_role(role_name));
         }
@@ -571,7 +568,7 @@ impl Iam {
         check_document(&input.policy_document)?;
         check_tags(&input.tags)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let lower = input.policy_name.to_lowercase();
         let exists = state
             .policies
@@ -605,7 +602,7 @@ impl Iam {
 
     /// GetPolicy: `NoSuchEntity` "Policy <arn> does not exist or is not attachable."
     pub fn get_policy(&self, policy_arn: &str) -> Result<ManagedPolicy, Error> {
-        self.lock()
+        lock(&self.shared.state)
             .policies
             .get(policy_arn)
             .cloned()
@@ -621,7 +618,7 @@ impl Iam {
     pub fn update_policy_document(&self, policy_arn: &str, document: &str) -> Result<(), Error> {
         check_document(document)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let policy = state.policies.get_mut(policy_arn).ok_or_else(|| {
             Error::NoSuchEntity(format!(
                 "Policy {policy_arn} does not exist or is not attachable."
@@ -643,7 +640,7 @@ impl Iam {
 
     /// How many roles a managed policy is attached to (`AttachmentCount`).
     pub fn attachment_count(&self, policy_arn: &str) -> usize {
-        self.lock()
+        lock(&self.shared.state)
             .roles
             .values()
             .filter(|r| r.managed_policy_arns.iter().any(|a| a == policy_arn))
@@ -653,7 +650,7 @@ impl Iam {
     /// DeletePolicy: `DeleteConflict` "Cannot delete a policy attached to entities." while
     /// attached.
     pub fn delete_policy(&self, policy_arn: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if !state.policies.contains_key(policy_arn) {
             return Err(Error::NoSuchEntity(format!(
                 "Policy {policy_arn} does not exist or is not attachable."
@@ -675,7 +672,7 @@ impl Iam {
 
     /// ListPolicies (Scope=Local): this account's customer managed policies, by ARN.
     pub fn list_policies(&self, account: &str) -> Vec<ManagedPolicy> {
-        self.lock()
+        lock(&self.shared.state)
             .policies
             .values()
             .filter(|p| p.account == account)

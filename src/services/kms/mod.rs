@@ -13,7 +13,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,7 @@ use crate::clock::Clock;
 use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of keys, keyed `account/region/key id`.
 pub const KEYS_TABLE: &str = "kms_keys";
@@ -286,10 +287,6 @@ impl Kms {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put_key(&self, key: &Key) {
         self.shared.storage.put(
             KEYS_TABLE,
@@ -308,7 +305,7 @@ impl Kms {
 
     /// Deletes every key and alias.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state.keys.clear();
         state.aliases.clear();
     }
@@ -386,7 +383,7 @@ impl Kms {
             deletion_date: None,
             tags: input.tags,
         };
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         self.put_key(&key);
         state
             .keys
@@ -434,7 +431,7 @@ impl Kms {
         key: &str,
         f: impl FnOnce(&mut Key) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let id = Self::resolve(&state, scope, key)?;
         let k = state
             .keys
@@ -593,7 +590,7 @@ impl Kms {
     ) -> Result<Alias, Error> {
         check_alias_name(alias_name)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let alias_arn = scope.arn("kms", alias_name);
         if state
             .aliases
@@ -631,7 +628,7 @@ impl Kms {
 
     /// The alias `alias_name` (`NotFoundException` "Alias <arn> is not found.").
     pub fn get_alias(&self, scope: &Scope, alias_name: &str) -> Result<Alias, Error> {
-        self.lock()
+        lock(&self.shared.state)
             .aliases
             .get(&(scope.clone(), alias_name.to_string()))
             .cloned()
@@ -645,7 +642,7 @@ impl Kms {
         alias_name: &str,
         target_key_id: &str,
     ) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let id = Self::resolve(&state, scope, target_key_id)?;
         if let Some(k) = state.keys.get(&(scope.clone(), id.clone())) {
             Self::pending(k)?;
@@ -662,7 +659,7 @@ impl Kms {
 
     /// DeleteAlias (`NotFoundException` when absent).
     pub fn delete_alias(&self, scope: &Scope, alias_name: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state
             .aliases
             .remove(&(scope.clone(), alias_name.to_string()))
@@ -679,7 +676,7 @@ impl Kms {
 
     /// ListAliases of `scope`, by name.
     pub fn list_aliases(&self, scope: &Scope) -> Vec<Alias> {
-        self.lock()
+        lock(&self.shared.state)
             .aliases
             .iter()
             .filter(|((s, _), _)| s == scope)

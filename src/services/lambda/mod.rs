@@ -14,7 +14,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
@@ -30,6 +30,7 @@ use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::services::iam::{self, Iam};
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of functions, keyed `account/region/name`.
 pub const FUNCTIONS_TABLE: &str = "lambda_functions";
@@ -445,10 +446,6 @@ impl Lambda {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put(&self, f: &Function) {
         let scope = Scope::new(f.account.clone(), f.region.clone());
         self.shared
@@ -458,7 +455,7 @@ impl Lambda {
 
     /// Deletes every function.
     pub fn reset(&self) {
-        self.lock().functions.clear();
+        lock(&self.shared.state).functions.clear();
     }
 
     /// Lambda assumes the execution role at creation: a role of this account must exist and
@@ -504,7 +501,7 @@ impl Lambda {
         let (code_sha256, code_size) = code_hash(&input.code);
         let now = self.shared.clock.now();
         let key = (scope.clone(), input.function_name.clone());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.functions.contains_key(&key) {
             return Err(Error::ResourceConflict(format!(
                 "Function already exist: {}",
@@ -560,7 +557,7 @@ impl Lambda {
         f: impl FnOnce(&mut Function) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let name = function_name_of(name_or_arn);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let func = state
             .functions
             .get_mut(&(scope.clone(), name.to_string()))
@@ -582,7 +579,7 @@ impl Lambda {
 
     /// ListFunctions of `scope`, by name.
     pub fn list_functions(&self, scope: &Scope) -> Vec<Function> {
-        self.lock()
+        lock(&self.shared.state)
             .functions
             .iter()
             .filter(|((s, _), _)| s == scope)
@@ -640,7 +637,7 @@ impl Lambda {
     /// DeleteFunction (`ResourceNotFoundException` when absent).
     pub fn delete_function(&self, scope: &Scope, name_or_arn: &str) -> Result<(), Error> {
         let name = function_name_of(name_or_arn);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state
             .functions
             .remove(&(scope.clone(), name.to_string()))

@@ -10,7 +10,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,7 @@ use crate::clock::Clock;
 use crate::coral::{self, Violations};
 use crate::ids::Scope;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of log groups, keyed `account/region/name`.
 pub const LOG_GROUPS_TABLE: &str = "logs_log_groups";
@@ -196,10 +197,6 @@ impl Logs {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put(&self, group: &LogGroup) {
         let scope = Scope::new(group.account.clone(), group.region.clone());
         self.shared.storage.put(
@@ -211,7 +208,7 @@ impl Logs {
 
     /// Deletes every log group.
     pub fn reset(&self) {
-        self.lock().groups.clear();
+        lock(&self.shared.state).groups.clear();
     }
 
     /// CreateLogGroup. Errors: `ResourceAlreadyExistsException` "The specified log group
@@ -241,7 +238,7 @@ impl Logs {
         check_tags(&input.tags)?;
         let now = self.shared.clock.now();
         let key = (scope.clone(), input.log_group_name.clone());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.groups.contains_key(&key) {
             return Err(Error::ResourceAlreadyExists(
                 "The specified log group already exists".to_string(),
@@ -269,7 +266,7 @@ impl Logs {
         name: &str,
         f: impl FnOnce(&mut LogGroup) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let group = state
             .groups
             .get_mut(&(scope.clone(), name.to_string()))
@@ -290,7 +287,7 @@ impl Logs {
 
     /// DescribeLogGroups: the log groups of `scope` whose name starts with `prefix`, by name.
     pub fn describe_log_groups(&self, scope: &Scope, prefix: Option<&str>) -> Vec<LogGroup> {
-        self.lock()
+        lock(&self.shared.state)
             .groups
             .iter()
             .filter(|((s, name), _)| s == scope && name.starts_with(prefix.unwrap_or("")))
@@ -301,7 +298,7 @@ impl Logs {
     /// DeleteLogGroup (`ResourceNotFoundException` when absent).
     pub fn delete_log_group(&self, scope: &Scope, name: &str) -> Result<(), Error> {
         let key = (scope.clone(), name.to_string());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.groups.remove(&key).is_none() {
             return Err(Error::log_group_not_found());
         }

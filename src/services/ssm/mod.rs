@@ -14,7 +14,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
@@ -26,6 +26,7 @@ use crate::clock::Clock;
 use crate::coral::{self, Violations};
 use crate::ids::Scope;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of parameters, keyed `account/region/name`.
 pub const PARAMETERS_TABLE: &str = "ssm_parameters";
@@ -373,17 +374,13 @@ impl Ssm {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn store_key(scope: &Scope, name: &str) -> String {
         format!("{}/{}/{name}", scope.account, scope.region)
     }
 
     /// Deletes every parameter.
     pub fn reset(&self) {
-        self.lock().parameters.clear();
+        lock(&self.shared.state).parameters.clear();
     }
 
     /// PutParameter: creates version 1, or with `overwrite` the next version. Returns
@@ -396,7 +393,7 @@ impl Ssm {
         input: PutParameterInput,
     ) -> Result<(i64, String), Error> {
         let (name, _, from_arn) = split_selector(&input.name);
-        let name = match lookup(&self.lock(), scope, &input.name) {
+        let name = match lookup(&lock(&self.shared.state), scope, &input.name) {
             Some((existing, _)) => existing,
             None if from_arn => format!("/{name}"),
             None => name,
@@ -476,7 +473,7 @@ impl Ssm {
         }
         let now = self.shared.clock.now();
         let key = (scope.clone(), name.clone());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let existing = state.parameters.get_mut(&key);
         match existing {
             Some(_) if !input.overwrite => Err(Error::ParameterAlreadyExists),
@@ -544,7 +541,7 @@ impl Ssm {
     /// The stored parameter `name` (a name or an ARN) in `scope`, if any (the CloudFormation
     /// `AWS::SSM::Parameter::Value<...>` resolution).
     pub fn get_parameter(&self, scope: &Scope, name: &str) -> Option<Parameter> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let (key, _) = lookup(&state, scope, name)?;
         state.parameters.get(&(scope.clone(), key)).cloned()
     }
@@ -557,7 +554,7 @@ impl Ssm {
         name: &str,
         with_decryption: bool,
     ) -> Result<ParameterValue, Error> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let (base, selector) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state
@@ -649,7 +646,7 @@ impl Ssm {
         } else {
             format!("{path}/")
         };
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let items: Vec<ParameterValue> = state
             .parameters
             .iter()
@@ -666,7 +663,7 @@ impl Ssm {
 
     /// DeleteParameter (`ParameterNotFound` when absent).
     pub fn delete_parameter(&self, scope: &Scope, name: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         state.parameters.remove(&(scope.clone(), base.clone()));
@@ -708,7 +705,7 @@ impl Ssm {
         scope: &Scope,
         name: &str,
     ) -> Result<Vec<ParameterMetadata>, Error> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state
@@ -757,7 +754,7 @@ impl Ssm {
                 )));
             }
         }
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let items: Vec<ParameterMetadata> = state
             .parameters
             .iter()
@@ -778,7 +775,7 @@ impl Ssm {
         name: &str,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state
@@ -796,7 +793,7 @@ impl Ssm {
 
     /// RemoveTagsFromResource on a parameter.
     pub fn remove_tags(&self, scope: &Scope, name: &str, keys: &[String]) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state

@@ -10,7 +10,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,7 @@ use crate::clock::Clock;
 use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of state machines, keyed by ARN.
 pub const STATE_MACHINES_TABLE: &str = "states_state_machines";
@@ -242,17 +243,13 @@ impl States {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put(&self, m: &StateMachine) {
         self.shared.storage.put(STATE_MACHINES_TABLE, &m.arn, m);
     }
 
     /// Deletes every state machine.
     pub fn reset(&self) {
-        self.lock().machines.clear();
+        lock(&self.shared.state).machines.clear();
     }
 
     /// CreateStateMachine. Errors: `InvalidName`, `ValidationException` (name length, type),
@@ -277,7 +274,7 @@ impl States {
         check_role_arn(&input.role_arn)?;
         check_tags(&input.tags)?;
         let arn = state_machine_arn(scope, &input.name);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(existing) = state.machines.get(&arn) {
             if existing.definition == input.definition
                 && existing.role_arn == input.role_arn
@@ -318,7 +315,7 @@ impl States {
                 "Invalid Arn: 'Invalid ARN prefix: {arn}'"
             )));
         }
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let m = state.machines.get_mut(arn).ok_or_else(|| {
             Error::StateMachineDoesNotExist(format!("State Machine Does Not Exist: '{arn}'"))
         })?;
@@ -378,7 +375,7 @@ impl States {
                 "Invalid Arn: 'Invalid ARN prefix: {arn}'"
             )));
         }
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.machines.remove(arn).is_some() {
             self.shared.storage.delete(STATE_MACHINES_TABLE, arn);
         }
@@ -387,7 +384,7 @@ impl States {
 
     /// ListStateMachines of `scope`, by ARN.
     pub fn list_state_machines(&self, scope: &Scope) -> Vec<StateMachine> {
-        self.lock()
+        lock(&self.shared.state)
             .machines
             .values()
             .filter(|m| m.account == scope.account && m.region == scope.region)
