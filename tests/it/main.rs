@@ -26,3 +26,4 @@ mod sns;
 mod sqs;
 mod ssm;
 mod support;
+mod well_formed;

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::xml::XmlWriter;
+use crate::protocol::xml::{is_xml_text, XmlWriter};
 use crate::protocol::AwsRequest;
 use crate::services::s3::{self, ListObjectsInput, Object, PutObjectInput};
 use crate::time::iso_millis;
@@ -639,6 +639,24 @@ async fn copy_object(
     Ok(xml_response(w.finish_root(), &req.request_id))
 }
 
+/// Whether every key, prefix and marker a listing would echo can be written in XML 1.0.
+fn listing_is_xml_text(
+    input: &ListObjectsInput,
+    out: &s3::ListObjectsOutput,
+    query: &BTreeMap<String, String>,
+) -> bool {
+    let echoed = [
+        input.prefix.as_deref(),
+        input.delimiter.as_deref(),
+        query.get("marker").map(String::as_str),
+        query.get("start-after").map(String::as_str),
+        out.last.as_deref(),
+    ];
+    echoed.into_iter().flatten().all(is_xml_text)
+        && out.contents.iter().all(|o| is_xml_text(&o.key))
+        && out.common_prefixes.iter().all(|p| is_xml_text(p))
+}
+
 fn list_objects(
     app: &App,
     req: &AwsRequest,
@@ -646,14 +664,7 @@ fn list_objects(
     query: &BTreeMap<String, String>,
     v2: bool,
 ) -> Result<Response, WireError> {
-    let url_encoded = query.get("encoding-type").map(String::as_str) == Some("url");
-    let enc = |s: &str| {
-        if url_encoded {
-            url_encode(s)
-        } else {
-            s.to_string()
-        }
-    };
+    let asked_url = query.get("encoding-type").map(String::as_str) == Some("url");
     let max_keys = match query.get("max-keys") {
         None => None,
         Some(v) => Some(v.parse::<i64>().map_err(|_| {
@@ -688,6 +699,18 @@ fn list_objects(
         after,
     };
     let out = app.s3.list_objects(bucket, &input)?;
+    // A key XML 1.0 cannot carry (a C0 control) is answered URL-encoded, with
+    // `<EncodingType>url</EncodingType>` saying so, even when the client did not ask: AWS writes
+    // it as `&#x1;`, which no SDK parses; this way every SDK parses the listing and the key
+    // can be recovered.
+    let url_encoded = asked_url || !listing_is_xml_text(&input, &out, query);
+    let enc = |s: &str| {
+        if url_encoded {
+            url_encode(s)
+        } else {
+            s.to_string()
+        }
+    };
     let mut w = XmlWriter::root("ListBucketResult", Some(XMLNS));
     w.elem("Name", bucket);
     w.elem("Prefix", &enc(input.prefix.as_deref().unwrap_or("")));
