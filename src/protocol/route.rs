@@ -122,6 +122,9 @@ pub struct Routed {
     pub service: Service,
     /// Account and region.
     pub scope: Scope,
+    /// True when the service is the one the request's SigV4 credential scope names (evidence
+    /// that stands whatever the body's type).
+    pub signed: bool,
 }
 
 /// Routes one request (see the module doc for the order of evidence).
@@ -157,12 +160,12 @@ pub fn route(
             _ => None,
         }
     });
+    let by_credential = credential
+        .as_ref()
+        .map(|c| Service::from_signing_name(&c.service));
+    let signed = by_target.is_none() && by_credential.is_some();
     let service = by_target
-        .or_else(|| {
-            credential
-                .as_ref()
-                .map(|c| Service::from_signing_name(&c.service))
-        })
+        .or(by_credential)
         .or_else(|| {
             let action = form_action?;
             if SNS_ACTIONS.contains(&action) {
@@ -188,7 +191,11 @@ pub fn route(
                 None
             }
         })?;
-    Some(Routed { service, scope })
+    Some(Routed {
+        service,
+        scope,
+        signed,
+    })
 }
 
 #[cfg(test)]

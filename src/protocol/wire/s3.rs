@@ -178,31 +178,6 @@ fn url_encode(key: &str) -> String {
     percent_encoding::utf8_percent_encode(key, KEEP).to_string()
 }
 
-fn first_tag(xml: &str, tag: &str) -> Option<String> {
-    let open = format!("<{tag}>");
-    let start = xml.find(&open)? + open.len();
-    let end = xml[start..].find(&format!("</{tag}>"))? + start;
-    quick_xml::escape::unescape(&xml[start..end])
-        .ok()
-        .map(|s| s.into_owned())
-}
-
-fn all_tags(xml: &str, tag: &str) -> Vec<String> {
-    let open = format!("<{tag}>");
-    let close = format!("</{tag}>");
-    let mut out = Vec::new();
-    let mut rest = xml;
-    while let Some(i) = rest.find(&open) {
-        let after = &rest[i + open.len()..];
-        let Some(j) = after.find(&close) else { break };
-        if let Ok(s) = quick_xml::escape::unescape(&after[..j]) {
-            out.push(s.into_owned());
-        }
-        rest = &after[j + close.len()..];
-    }
-    out
-}
-
 /// The S3 operations Cumulo serves, with the bucket and key they address (decoded).
 #[derive(Debug, PartialEq, Eq)]
 enum Operation {
@@ -386,16 +361,91 @@ fn location_xml(region: &str) -> String {
     }
 }
 
+/// A request body's elements as `(name, text)` pairs in document order (an element's text is
+/// its character data, entities and character references resolved), with the root element's
+/// name. A DTD (`<!DOCTYPE …>`, where entity-expansion bombs live), an entity other than XML's
+/// five, or anything that is not well-formed XML is `MalformedXML`, as S3 answers it.
+fn xml_elements(body: &[u8]) -> Result<(String, Vec<(String, String)>), WireError> {
+    use quick_xml::events::Event;
+    let malformed = || WireError::from(s3::Error::MalformedXml);
+    let mut reader = quick_xml::Reader::from_reader(body);
+    let mut buf = Vec::new();
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    let mut root = None;
+    loop {
+        let event = reader.read_event_into(&mut buf).map_err(|_| malformed())?;
+        match event {
+            // A second root element.
+            Event::Start(_) | Event::Empty(_) if open.is_empty() && root.is_some() => {
+                return Err(malformed());
+            }
+            Event::Start(e) => {
+                let name = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
+                root.get_or_insert_with(|| name.clone());
+                open.push((name, String::new()));
+            }
+            Event::Empty(e) => {
+                let name = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
+                root.get_or_insert_with(|| name.clone());
+                out.push((name, String::new()));
+            }
+            Event::End(_) => {
+                let element = open.pop().ok_or_else(malformed)?;
+                out.push(element);
+            }
+            Event::Text(t) => {
+                let text = t.decode().map_err(|_| malformed())?;
+                match open.last_mut() {
+                    Some((_, body)) => body.push_str(&text),
+                    None if text.trim().is_empty() => {}
+                    None => return Err(malformed()),
+                }
+            }
+            Event::CData(t) => {
+                let text = t.decode().map_err(|_| malformed())?;
+                open.last_mut().ok_or_else(malformed)?.1.push_str(&text);
+            }
+            Event::GeneralRef(r) => {
+                let c = if r.is_char_ref() {
+                    r.resolve_char_ref().ok().flatten().ok_or_else(malformed)?
+                } else {
+                    match r.as_ref() {
+                        b"amp" => '&',
+                        b"lt" => '<',
+                        b"gt" => '>',
+                        b"quot" => '"',
+                        b"apos" => '\'',
+                        _ => return Err(malformed()),
+                    }
+                };
+                open.last_mut().ok_or_else(malformed)?.1.push(c);
+            }
+            Event::DocType(_) => return Err(malformed()),
+            Event::Eof => break,
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+        }
+        buf.clear();
+    }
+    match root {
+        Some(root) if open.is_empty() => Ok((root, out)),
+        _ => Err(malformed()),
+    }
+}
+
 /// CreateBucket's optional `CreateBucketConfiguration` body: its `LocationConstraint`.
 fn create_bucket_configuration(body: &[u8]) -> Result<Option<String>, WireError> {
-    let text = String::from_utf8_lossy(body);
-    if text.trim().is_empty() {
+    if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    if !text.contains("CreateBucketConfiguration") {
+    let (root, elements) = xml_elements(body)?;
+    if root != "CreateBucketConfiguration" {
         return Err(s3::Error::MalformedXml.into());
     }
-    Ok(first_tag(&text, "LocationConstraint"))
+    Ok(elements
+        .into_iter()
+        .find(|(name, _)| name == "LocationConstraint")
+        .map(|(_, text)| text))
 }
 
 /// DeleteObjects' `<Delete>` body.
@@ -406,11 +456,22 @@ struct DeleteObjectsInput {
 
 impl DeleteObjectsInput {
     fn decode(body: &[u8]) -> Result<DeleteObjectsInput, WireError> {
-        let text = String::from_utf8_lossy(body);
-        Ok(DeleteObjectsInput {
-            quiet: first_tag(&text, "Quiet").is_some_and(|q| q == "true"),
-            keys: all_tags(&text, "Key"),
-        })
+        let (root, elements) = xml_elements(body)?;
+        if root != "Delete" {
+            return Err(s3::Error::MalformedXml.into());
+        }
+        let mut input = DeleteObjectsInput {
+            keys: Vec::new(),
+            quiet: false,
+        };
+        for (name, text) in elements {
+            match name.as_str() {
+                "Key" => input.keys.push(text),
+                "Quiet" => input.quiet = text.trim() == "true",
+                _ => {}
+            }
+        }
+        Ok(input)
     }
 }
 
@@ -853,6 +914,39 @@ mod tests {
             r(Method::GET, "/b/%FF", &none, None),
             Err("InvalidURI".to_string())
         );
+    }
+
+    #[test]
+    fn request_bodies_refuse_dtds_entities_and_broken_xml() {
+        let laughs = br#"<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><Delete><Object><Key>&b;</Key></Object></Delete>"#;
+        for body in [
+            &laughs[..],
+            b"<Delete><Object><Key>&a;</Key></Object></Delete>",
+            b"<Delete><Object><Key>k</Object></Delete>",
+            b"<Delete></Delete><Delete></Delete>",
+            b"not xml",
+            b"",
+        ] {
+            let err = DeleteObjectsInput::decode(body).err().map(|e| e.code);
+            assert_eq!(
+                err.as_deref(),
+                Some("MalformedXML"),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        let ok = DeleteObjectsInput::decode(
+            b"<?xml version=\"1.0\"?><Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Object><Key>a&amp;b&#x41;</Key></Object><Object><Key><![CDATA[<c>]]></Key></Object><Quiet>true</Quiet></Delete>",
+        )
+        .unwrap();
+        assert_eq!(ok.keys, ["a&bA", "<c>"]);
+        assert!(ok.quiet);
+        assert_eq!(
+            create_bucket_configuration(b"<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>").unwrap(),
+            Some("eu-west-1".to_string())
+        );
+        assert!(create_bucket_configuration(b"<Other/>").is_err());
+        assert_eq!(create_bucket_configuration(b"  ").unwrap(), None);
     }
 
     #[test]
