@@ -211,6 +211,7 @@ fn unreadable_body(
     let protocol = match service {
         Some(Service::CloudFormation) => wire::cloudformation::PROTOCOL,
         Some(Service::Sns) => wire::sns::PROTOCOL,
+        Some(Service::Sqs) if is_form(headers) => wire::sqs::QUERY_PROTOCOL,
         Some(Service::Sqs) => wire::sqs::PROTOCOL,
         Some(Service::Ssm) => wire::ssm::PROTOCOL,
         Some(Service::S3) => wire::s3::PROTOCOL,

@@ -24,6 +24,7 @@ mod s3;
 mod scheduler;
 mod sns;
 mod sqs;
+mod sqs_query;
 mod ssm;
 mod support;
 mod well_formed;

@@ -1,10 +1,13 @@
-//! SQS on the wire: awsJson 1.0 (`X-Amz-Target: AmazonSQS.<Operation>`, botocore
-//! `sqs/2012-11-05`, the only protocol botocore and the aws CLI speak to SQS). Each handler
-//! decodes the JSON input, calls one `crate::services::sqs` operation, and encodes the output.
+//! SQS on the wire in both protocols AWS serves it in: awsJson 1.0 (`X-Amz-Target:
+//! AmazonSQS.<Operation>`, botocore `sqs/2012-11-05` since 1.31.81 and the current SDKs) and the
+//! older awsQuery (`Action=<Operation>` forms, XML answers: older botocore, the Java SDK v1;
+//! decoded and encoded in `query.rs`). One `Operation` enum, one input per operation (decoded
+//! from either protocol), one core call, and one `Output` encoded in the request's protocol.
 //!
-//! Errors carry the modeled shape in `__type` (`com.amazonaws.sqs#QueueDoesNotExist`) and the
-//! awsQuery-compatible code in `x-amzn-query-error` (`AWS.SimpleQueueService.NonExistentQueue;
-//! Sender`), which botocore reports as the error code, as real AWS does.
+//! JSON errors carry the modeled shape in `__type` (`com.amazonaws.sqs#QueueDoesNotExist`) and
+//! the awsQuery-compatible code in `x-amzn-query-error` (`AWS.SimpleQueueService.NonExistentQueue;
+//! Sender`), which botocore reports as the error code, as real AWS does; query errors carry that
+//! code in `<ErrorResponse>`.
 
 use std::collections::BTreeMap;
 
@@ -12,23 +15,31 @@ use axum::response::Response;
 use base64::Engine;
 use indexmap::IndexMap;
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+
+mod query;
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
 use crate::protocol::json::{decode, operation as target_operation};
+use crate::protocol::query::QueryInput;
 use crate::protocol::{ok_response, AwsRequest};
 use crate::services::sqs::{
     self, BatchEntry, BatchResult, MessageAttributeValue, MessageAttributes, OutgoingMessage,
     ReceiveMessageInput, ReceivedMessage, SentMessage,
 };
+use query::FromQuery;
 
 /// How SQS errors are encoded.
 pub const PROTOCOL: Protocol = Protocol::Json {
     type_prefix: "com.amazonaws.sqs#",
     content_type: "application/x-amz-json-1.0",
 };
+
+/// How SQS errors are encoded to a client speaking the query protocol.
+pub const QUERY_PROTOCOL: Protocol = query::PROTOCOL;
 
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
@@ -125,20 +136,45 @@ impl Operation {
     }
 }
 
-/// Routes `X-Amz-Target: AmazonSQS.<Operation>` to an operation.
-fn route(req: &AwsRequest) -> Result<Operation, WireError> {
+/// The protocol a request speaks: awsJson 1.0 (`X-Amz-Target`), or awsQuery (a form whose
+/// `Action` names the operation; `query.rs`).
+enum Wire {
+    Json,
+    Query(QueryInput),
+}
+
+/// Routes `X-Amz-Target: AmazonSQS.<Operation>`, or a form's `Action=<Operation>`, to an
+/// operation.
+fn route(req: &AwsRequest) -> Result<(Wire, Operation), WireError> {
     let name = target_operation(req, "AmazonSQS");
-    match name.as_str() {
-        "" => Err(WireError::bad_request(
-            "UnknownOperationException",
-            "The request names no operation: send X-Amz-Target: AmazonSQS.<Operation> (Cumulo speaks the JSON protocol to SQS)",
-        )),
-        _ => Operation::from_name(&name).ok_or_else(|| {
-            WireError::bad_request(
+    let (wire, name) = if name.is_empty() {
+        let form = req.form();
+        match form.action().map(str::to_string) {
+            Some(action) => (Wire::Query(form), action),
+            None => {
+                return Err(WireError::bad_request(
+                    "UnknownOperationException",
+                    "The request names no operation: send X-Amz-Target: AmazonSQS.<Operation> (awsJson) or Action=<Operation> (awsQuery)",
+                ))
+            }
+        }
+    } else {
+        (Wire::Json, name)
+    };
+    match Operation::from_name(&name) {
+        Some(op) => Ok((wire, op)),
+        None => {
+            let err = WireError::bad_request(
                 "UnknownOperationException",
                 format!("SQS has no operation {name}"),
-            )
-        }),
+            );
+            Err(match wire {
+                Wire::Json => err,
+                Wire::Query(_) => {
+                    WireError::bad_request("InvalidAction", format!("SQS has no action {name}"))
+                }
+            })
+        }
     }
 }
 
@@ -147,15 +183,39 @@ fn unsupported(op: Operation) -> WireError {
         .with_query_error("AWS.SimpleQueueService.UnsupportedOperation")
 }
 
-/// Handles one SQS request.
+/// Handles one SQS request, in the protocol it speaks.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
-    let answer = match route(&req) {
-        Ok(op) => execute(app, &req, op).await,
-        Err(err) => Err(err),
+    let rid = &req.request_id;
+    let (wire, op) = match route(&req) {
+        Ok(routed) => routed,
+        Err(err) if is_form(&req) => return query::error(err).into_response(query::PROTOCOL, rid),
+        Err(err) => return err.into_response(PROTOCOL, rid),
     };
-    match answer {
-        Ok(out) => ok_response(CONTENT_TYPE, out.json().to_string(), &req.request_id),
-        Err(err) => err.into_response(PROTOCOL, &req.request_id),
+    let answer = execute(app, &req, &wire, op).await;
+    match (wire, answer) {
+        (Wire::Json, Ok(out)) => ok_response(CONTENT_TYPE, out.json().to_string(), rid),
+        (Wire::Json, Err(err)) => err.into_response(PROTOCOL, rid),
+        (Wire::Query(_), Ok(out)) => ok_response("text/xml", out.xml(op, rid), rid),
+        (Wire::Query(_), Err(err)) => query::error(err).into_response(query::PROTOCOL, rid),
+    }
+}
+
+fn is_form(req: &AwsRequest) -> bool {
+    req.headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"))
+}
+
+/// `op`'s input, decoded from the protocol the request speaks.
+fn input<T: DeserializeOwned + FromQuery>(
+    req: &AwsRequest,
+    wire: &Wire,
+    op: Operation,
+) -> Result<T, WireError> {
+    match wire {
+        Wire::Json => decode(req),
+        Wire::Query(form) => T::from_query(form, op),
     }
 }
 
@@ -165,8 +225,15 @@ fn required<'a>(value: &'a Option<String>, name: &str) -> Result<&'a str, WireEr
         .ok_or_else(|| sqs::Error::missing_parameter(name).into())
 }
 
+/// The queue a request names: its `QueueUrl`, or (as older SDKs address queues) the queue URL
+/// it was sent to, `/<account>/<name>`.
 fn queue_arn(app: &App, req: &AwsRequest, url: &Option<String>) -> Result<String, WireError> {
-    let url = required(url, "QueueUrl")?;
+    let path = req.uri.path();
+    let from_path = (path.len() > 1).then(|| format!("{}{path}", app.sqs.endpoint_url()));
+    let url = match url {
+        Some(url) => url.as_str(),
+        None => required(&from_path, "QueueUrl")?,
+    };
     Ok(app.sqs.resolve_url(&req.scope, url)?)
 }
 
@@ -495,11 +562,16 @@ fn entries<T, U>(
 }
 
 /// Decodes `op`'s input, makes its one core call, and answers its output.
-async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, WireError> {
+async fn execute(
+    app: &App,
+    req: &AwsRequest,
+    wire: &Wire,
+    op: Operation,
+) -> Result<Output, WireError> {
     let sqs = &app.sqs;
     let out = match op {
         Operation::CreateQueue => {
-            let input: CreateQueueInput = decode(req)?;
+            let input: CreateQueueInput = input(req, wire, op)?;
             let name = required(&input.queue_name, "QueueName")?;
             let q = sqs.create_queue(
                 &req.scope,
@@ -510,7 +582,7 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::QueueUrl(q.url)
         }
         Operation::GetQueueUrl => {
-            let input: GetQueueUrlInput = decode(req)?;
+            let input: GetQueueUrlInput = input(req, wire, op)?;
             let name = required(&input.queue_name, "QueueName")?;
             let mut scope = req.scope.clone();
             if let Some(owner) = input.queue_owner_aws_account_id {
@@ -519,24 +591,24 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::QueueUrl(sqs.get_queue_url(&scope, name)?.url)
         }
         Operation::DeleteQueue => {
-            let input: QueueInput = decode(req)?;
+            let input: QueueInput = input(req, wire, op)?;
             sqs.delete_queue(&queue_arn(app, req, &input.queue_url)?)?;
             Output::Empty
         }
         Operation::GetQueueAttributes => {
-            let input: GetQueueAttributesInput = decode(req)?;
+            let input: GetQueueAttributesInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let names = input.attribute_names.unwrap_or_default();
             Output::Attributes(sqs.get_queue_attributes(&arn, &names)?)
         }
         Operation::SetQueueAttributes => {
-            let input: SetQueueAttributesInput = decode(req)?;
+            let input: SetQueueAttributesInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.set_queue_attributes(&arn, &input.attributes.unwrap_or_default())?;
             Output::Empty
         }
         Operation::SendMessage => {
-            let input: SendMessageInput = decode(req)?;
+            let input: SendMessageInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             if input.message.message_body.is_none() {
                 return Err(sqs::Error::missing_parameter("MessageBody").into());
@@ -544,7 +616,7 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::Sent(sqs.send_message(&arn, input.message.into_outgoing()?)?)
         }
         Operation::SendMessageBatch => {
-            let input: SendMessageBatchInput = decode(req)?;
+            let input: SendMessageBatchInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let batch = entries(input.entries, |mut e| {
                 Ok(BatchEntry {
@@ -555,7 +627,7 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::SentBatch(sqs.send_message_batch(&arn, batch)?)
         }
         Operation::ReceiveMessage => {
-            let input: WireReceiveInput = decode(req)?;
+            let input: WireReceiveInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let mut attribute_names = input.attribute_names.unwrap_or_default();
             attribute_names.extend(input.message_system_attribute_names.unwrap_or_default());
@@ -569,13 +641,13 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::Received(sqs.receive_message(&arn, core).await?)
         }
         Operation::DeleteMessage => {
-            let input: DeleteMessageInput = decode(req)?;
+            let input: DeleteMessageInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.delete_message(&arn, required(&input.receipt_handle, "ReceiptHandle")?)?;
             Output::Empty
         }
         Operation::DeleteMessageBatch => {
-            let input: HandleBatchInput = decode(req)?;
+            let input: HandleBatchInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let batch = entries(input.entries, |e| {
                 Ok(BatchEntry {
@@ -586,7 +658,7 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::Ids(sqs.delete_message_batch(&arn, batch)?)
         }
         Operation::ChangeMessageVisibility => {
-            let input: ChangeVisibilityInput = decode(req)?;
+            let input: ChangeVisibilityInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let handle = required(&input.receipt_handle, "ReceiptHandle")?;
             let timeout = input.visibility_timeout.ok_or_else(|| {
@@ -596,7 +668,7 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::Empty
         }
         Operation::ChangeMessageVisibilityBatch => {
-            let input: HandleBatchInput = decode(req)?;
+            let input: HandleBatchInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             let batch = entries(input.entries, |e| {
                 Ok(BatchEntry {
@@ -610,12 +682,12 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::Ids(sqs.change_message_visibility_batch(&arn, batch)?)
         }
         Operation::PurgeQueue => {
-            let input: QueueInput = decode(req)?;
+            let input: QueueInput = input(req, wire, op)?;
             sqs.purge_queue(&queue_arn(app, req, &input.queue_url)?)?;
             Output::Empty
         }
         Operation::ListQueues => {
-            let input: ListQueuesInput = decode(req)?;
+            let input: ListQueuesInput = input(req, wire, op)?;
             let (urls, token) = sqs.list_queues(
                 &req.scope,
                 input.queue_name_prefix.as_deref(),
@@ -625,24 +697,24 @@ async fn execute(app: &App, req: &AwsRequest, op: Operation) -> Result<Output, W
             Output::QueueUrls(urls, token)
         }
         Operation::ListDeadLetterSourceQueues => {
-            let input: QueueInput = decode(req)?;
+            let input: QueueInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             Output::DeadLetterSourceQueues(sqs.list_dead_letter_source_queues(&arn)?)
         }
         Operation::TagQueue => {
-            let input: TagQueueInput = decode(req)?;
+            let input: TagQueueInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.tag_queue(&arn, &input.tags.unwrap_or_default())?;
             Output::Empty
         }
         Operation::UntagQueue => {
-            let input: UntagQueueInput = decode(req)?;
+            let input: UntagQueueInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
             sqs.untag_queue(&arn, &input.tag_keys.unwrap_or_default())?;
             Output::Empty
         }
         Operation::ListQueueTags => {
-            let input: QueueInput = decode(req)?;
+            let input: QueueInput = input(req, wire, op)?;
             Output::Tags(sqs.list_queue_tags(&queue_arn(app, req, &input.queue_url)?)?)
         }
         Operation::AddPermission
