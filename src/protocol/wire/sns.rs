@@ -191,7 +191,46 @@ fn subscriptions_xml(w: &mut XmlWriter, subs: &[SubscriptionSummary]) {
     w.close("Subscriptions");
 }
 
+impl Operation {
+    /// Whether the operation reads only (its answer needs no storage commit).
+    fn is_read(self) -> bool {
+        matches!(
+            self,
+            Operation::ListTopics
+                | Operation::GetTopicAttributes
+                | Operation::ListSubscriptions
+                | Operation::ListSubscriptionsByTopic
+                | Operation::GetSubscriptionAttributes
+                | Operation::ListTagsForResource
+        )
+    }
+}
+
 async fn dispatch(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    op: Operation,
+) -> Result<String, WireError> {
+    let body = match op {
+        Operation::Subscribe
+        | Operation::ConfirmSubscription
+        | Operation::Unsubscribe
+        | Operation::ListSubscriptions
+        | Operation::ListSubscriptionsByTopic
+        | Operation::GetSubscriptionAttributes
+        | Operation::SetSubscriptionAttributes => subscription_operation(app, req, form, op)?,
+        Operation::Publish | Operation::PublishBatch => publish_operation(app, req, form, op)?,
+        _ => topic_operation(app, req, form, op)?,
+    };
+    if !op.is_read() {
+        app.storage.sync().await;
+    }
+    Ok(body)
+}
+
+/// The operations on topics and tags.
+fn topic_operation(
     app: &App,
     req: &AwsRequest,
     form: &QueryInput,
@@ -221,13 +260,13 @@ async fn dispatch(
             }
             w.close("Topics");
             w.opt_elem("NextToken", token.as_deref());
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
         Operation::GetTopicAttributes => {
             let attrs = sns.get_topic_attributes(required(form, ["TopicArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
         Operation::SetTopicAttributes => {
             let [topic_arn, name] = required(form, ["TopicArn", "AttributeName"])?;
@@ -238,6 +277,45 @@ async fn dispatch(
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
+        Operation::TagResource => {
+            let [arn] = required(form, ["ResourceArn"])?;
+            sns.tag_resource(arn, &tags(form))?;
+            XmlWriter::response(action, XMLNS).finish(rid)
+        }
+        Operation::UntagResource => {
+            let keys = form.list("TagKeys").unwrap_or_default();
+            sns.untag_resource(required(form, ["ResourceArn"])?[0], &keys)?;
+            XmlWriter::response(action, XMLNS).finish(rid)
+        }
+        Operation::ListTagsForResource => {
+            let tags = sns.list_tags_for_resource(required(form, ["ResourceArn"])?[0])?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.open("Tags");
+            for (k, v) in &tags {
+                w.open("member")
+                    .elem("Key", k)
+                    .elem("Value", v)
+                    .close("member");
+            }
+            w.close("Tags");
+            w.finish(rid)
+        }
+        _ => return Err(WireError::not_implemented("SNS", action, "InvalidAction")),
+    };
+    Ok(body)
+}
+
+/// The operations on subscriptions.
+fn subscription_operation(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    op: Operation,
+) -> Result<String, WireError> {
+    let sns = &app.sns;
+    let rid = &req.request_id;
+    let action = op.name();
+    let body = match op {
         Operation::Subscribe => {
             let [topic_arn, protocol] = required(form, ["TopicArn", "Protocol"])?;
             let input = SubscribeInput {
@@ -268,7 +346,7 @@ async fn dispatch(
             let mut w = XmlWriter::response(action, XMLNS);
             subscriptions_xml(&mut w, &subs);
             w.opt_elem("NextToken", token.as_deref());
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
         Operation::ListSubscriptionsByTopic => {
             let (subs, token) = sns.list_subscriptions_by_topic(
@@ -278,13 +356,13 @@ async fn dispatch(
             let mut w = XmlWriter::response(action, XMLNS);
             subscriptions_xml(&mut w, &subs);
             w.opt_elem("NextToken", token.as_deref());
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
         Operation::GetSubscriptionAttributes => {
             let attrs = sns.get_subscription_attributes(required(form, ["SubscriptionArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
         Operation::SetSubscriptionAttributes => {
             let [arn, name] = required(form, ["SubscriptionArn", "AttributeName"])?;
@@ -295,6 +373,22 @@ async fn dispatch(
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
+        _ => return Err(WireError::not_implemented("SNS", action, "InvalidAction")),
+    };
+    Ok(body)
+}
+
+/// Publish and PublishBatch.
+fn publish_operation(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    op: Operation,
+) -> Result<String, WireError> {
+    let sns = &app.sns;
+    let rid = &req.request_id;
+    let action = op.name();
+    let body = match op {
         Operation::Publish => {
             if form.non_empty("PhoneNumber").is_some() {
                 return Err(sns::Error::invalid(
@@ -366,30 +460,7 @@ async fn dispatch(
             w.close("Failed");
             w.finish(rid)
         }
-        Operation::TagResource => {
-            let [arn] = required(form, ["ResourceArn"])?;
-            sns.tag_resource(arn, &tags(form))?;
-            XmlWriter::response(action, XMLNS).finish(rid)
-        }
-        Operation::UntagResource => {
-            let keys = form.list("TagKeys").unwrap_or_default();
-            sns.untag_resource(required(form, ["ResourceArn"])?[0], &keys)?;
-            XmlWriter::response(action, XMLNS).finish(rid)
-        }
-        Operation::ListTagsForResource => {
-            let tags = sns.list_tags_for_resource(required(form, ["ResourceArn"])?[0])?;
-            let mut w = XmlWriter::response(action, XMLNS);
-            w.open("Tags");
-            for (k, v) in &tags {
-                w.open("member")
-                    .elem("Key", k)
-                    .elem("Value", v)
-                    .close("member");
-            }
-            w.close("Tags");
-            return Ok(w.finish(rid));
-        }
+        _ => return Err(WireError::not_implemented("SNS", action, "InvalidAction")),
     };
-    app.storage.sync().await;
     Ok(body)
 }

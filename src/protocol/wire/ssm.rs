@@ -235,30 +235,35 @@ fn parameter_resource(input: &TagsInput) -> Result<&str, WireError> {
     Ok(id)
 }
 
+impl Operation {
+    /// Whether the operation reads only (its answer needs no storage commit).
+    fn is_read(self) -> bool {
+        matches!(
+            self,
+            Operation::GetParameter
+                | Operation::GetParameters
+                | Operation::GetParametersByPath
+                | Operation::DescribeParameters
+                | Operation::GetParameterHistory
+                | Operation::ListTagsForResource
+        )
+    }
+}
+
 async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
+    if op.is_read() {
+        return read_operation(app, req, op);
+    }
+    let out = write_operation(app, req, op)?;
+    app.storage.sync().await;
+    Ok(out)
+}
+
+/// The operations that read parameters and tags.
+fn read_operation(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
     let ssm = &app.ssm;
     let scope = &req.scope;
-    let out = match op {
-        Operation::PutParameter => {
-            let input: PutInput = decode(req)?;
-            let [name, value] = required([("name", &input.name), ("value", &input.value)])?;
-            let (version, tier) = ssm.put_parameter(
-                scope,
-                PutParameterInput {
-                    name: name.to_string(),
-                    value: value.to_string(),
-                    parameter_type: input.parameter_type,
-                    overwrite: input.overwrite.unwrap_or(false),
-                    description: input.description,
-                    allowed_pattern: input.allowed_pattern,
-                    key_id: input.key_id,
-                    tier: input.tier,
-                    data_type: input.data_type,
-                    tags: tag_map(input.tags),
-                },
-            )?;
-            json!({ "Version": version, "Tier": tier })
-        }
+    match op {
         Operation::GetParameter => {
             let input: GetInput = decode(req)?;
             let p = ssm.read_parameter(
@@ -266,7 +271,7 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
                 required([("name", &input.name)])?[0],
                 input.with_decryption.unwrap_or(false),
             )?;
-            return Ok(json!({ "Parameter": parameter_json(&p) }));
+            Ok(json!({ "Parameter": parameter_json(&p) }))
         }
         Operation::GetParameters => {
             let input: GetManyInput = decode(req)?;
@@ -276,10 +281,10 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
             };
             let (found, invalid) =
                 ssm.get_parameters(scope, &names, input.with_decryption.unwrap_or(false))?;
-            return Ok(json!({
+            Ok(json!({
                 "Parameters": found.iter().map(parameter_json).collect::<Vec<_>>(),
                 "InvalidParameters": invalid,
-            }));
+            }))
         }
         Operation::GetParametersByPath => {
             let input: ByPathInput = decode(req)?;
@@ -299,18 +304,7 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
             if let Some(t) = token {
                 out.insert("NextToken".into(), json!(t));
             }
-            return Ok(Value::Object(out));
-        }
-        Operation::DeleteParameter => {
-            let input: GetInput = decode(req)?;
-            ssm.delete_parameter(scope, required([("name", &input.name)])?[0])?;
-            json!({})
-        }
-        Operation::DeleteParameters => {
-            let input: GetManyInput = decode(req)?;
-            let (deleted, invalid) =
-                ssm.delete_parameters(scope, &input.names.unwrap_or_default())?;
-            json!({ "DeletedParameters": deleted, "InvalidParameters": invalid })
+            Ok(Value::Object(out))
         }
         Operation::DescribeParameters => {
             let input: DescribeInput = decode(req)?;
@@ -346,18 +340,76 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
             if let Some(t) = token {
                 out.insert("NextToken".into(), json!(t));
             }
-            return Ok(Value::Object(out));
+            Ok(Value::Object(out))
         }
         Operation::GetParameterHistory => {
             let input: GetInput = decode(req)?;
             let history =
                 ssm.get_parameter_history(scope, required([("name", &input.name)])?[0])?;
-            return Ok(json!({
+            Ok(json!({
                 "Parameters": history
                     .iter()
                     .map(|m| metadata_json(m, &scope.account, true))
                     .collect::<Vec<_>>(),
-            }));
+            }))
+        }
+        Operation::ListTagsForResource => {
+            let input: TagsInput = decode(req)?;
+            let name = parameter_resource(&input)?;
+            let param = ssm
+                .get_parameter(scope, name)
+                .ok_or_else(|| WireError::from(ssm::Error::ParameterNotFound(name.to_string())))?;
+            Ok(json!({
+                "TagList": param
+                    .tags
+                    .iter()
+                    .map(|(k, v)| json!({ "Key": k, "Value": v }))
+                    .collect::<Vec<_>>(),
+            }))
+        }
+        _ => Err(WireError::not_implemented(
+            "SSM",
+            op.name(),
+            "UnknownOperationException",
+        )),
+    }
+}
+
+/// The operations that change parameters and tags.
+fn write_operation(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
+    let ssm = &app.ssm;
+    let scope = &req.scope;
+    let out = match op {
+        Operation::PutParameter => {
+            let input: PutInput = decode(req)?;
+            let [name, value] = required([("name", &input.name), ("value", &input.value)])?;
+            let (version, tier) = ssm.put_parameter(
+                scope,
+                PutParameterInput {
+                    name: name.to_string(),
+                    value: value.to_string(),
+                    parameter_type: input.parameter_type,
+                    overwrite: input.overwrite.unwrap_or(false),
+                    description: input.description,
+                    allowed_pattern: input.allowed_pattern,
+                    key_id: input.key_id,
+                    tier: input.tier,
+                    data_type: input.data_type,
+                    tags: tag_map(input.tags),
+                },
+            )?;
+            json!({ "Version": version, "Tier": tier })
+        }
+        Operation::DeleteParameter => {
+            let input: GetInput = decode(req)?;
+            ssm.delete_parameter(scope, required([("name", &input.name)])?[0])?;
+            json!({})
+        }
+        Operation::DeleteParameters => {
+            let input: GetManyInput = decode(req)?;
+            let (deleted, invalid) =
+                ssm.delete_parameters(scope, &input.names.unwrap_or_default())?;
+            json!({ "DeletedParameters": deleted, "InvalidParameters": invalid })
         }
         Operation::AddTagsToResource => {
             let input: TagsInput = decode(req)?;
@@ -371,21 +423,13 @@ async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, W
             ssm.remove_tags(scope, &name, &input.tag_keys.unwrap_or_default())?;
             json!({})
         }
-        Operation::ListTagsForResource => {
-            let input: TagsInput = decode(req)?;
-            let name = parameter_resource(&input)?;
-            let param = ssm
-                .get_parameter(scope, name)
-                .ok_or_else(|| WireError::from(ssm::Error::ParameterNotFound(name.to_string())))?;
-            return Ok(json!({
-                "TagList": param
-                    .tags
-                    .iter()
-                    .map(|(k, v)| json!({ "Key": k, "Value": v }))
-                    .collect::<Vec<_>>(),
-            }));
+        _ => {
+            return Err(WireError::not_implemented(
+                "SSM",
+                op.name(),
+                "UnknownOperationException",
+            ))
         }
     };
-    app.storage.sync().await;
     Ok(out)
 }

@@ -568,45 +568,36 @@ async fn execute(
     wire: &Wire,
     op: Operation,
 ) -> Result<Output, WireError> {
+    let out = match op {
+        Operation::AddPermission
+        | Operation::RemovePermission
+        | Operation::StartMessageMoveTask
+        | Operation::CancelMessageMoveTask
+        | Operation::ListMessageMoveTasks => return Err(unsupported(op)),
+        Operation::SendMessage
+        | Operation::SendMessageBatch
+        | Operation::ReceiveMessage
+        | Operation::DeleteMessage
+        | Operation::DeleteMessageBatch
+        | Operation::ChangeMessageVisibility
+        | Operation::ChangeMessageVisibilityBatch => message_operation(app, req, wire, op).await?,
+        _ => queue_operation(app, req, wire, op)?,
+    };
+    if !op.is_read() {
+        app.storage.sync().await;
+    }
+    Ok(out)
+}
+
+/// The operations on messages.
+async fn message_operation(
+    app: &App,
+    req: &AwsRequest,
+    wire: &Wire,
+    op: Operation,
+) -> Result<Output, WireError> {
     let sqs = &app.sqs;
     let out = match op {
-        Operation::CreateQueue => {
-            let input: CreateQueueInput = input(req, wire, op)?;
-            let name = required(&input.queue_name, "QueueName")?;
-            let q = sqs.create_queue(
-                &req.scope,
-                name,
-                &input.attributes.unwrap_or_default(),
-                &input.tags.unwrap_or_default(),
-            )?;
-            Output::QueueUrl(q.url)
-        }
-        Operation::GetQueueUrl => {
-            let input: GetQueueUrlInput = input(req, wire, op)?;
-            let name = required(&input.queue_name, "QueueName")?;
-            let mut scope = req.scope.clone();
-            if let Some(owner) = input.queue_owner_aws_account_id {
-                scope.account = owner;
-            }
-            Output::QueueUrl(sqs.get_queue_url(&scope, name)?.url)
-        }
-        Operation::DeleteQueue => {
-            let input: QueueInput = input(req, wire, op)?;
-            sqs.delete_queue(&queue_arn(app, req, &input.queue_url)?)?;
-            Output::Empty
-        }
-        Operation::GetQueueAttributes => {
-            let input: GetQueueAttributesInput = input(req, wire, op)?;
-            let arn = queue_arn(app, req, &input.queue_url)?;
-            let names = input.attribute_names.unwrap_or_default();
-            Output::Attributes(sqs.get_queue_attributes(&arn, &names)?)
-        }
-        Operation::SetQueueAttributes => {
-            let input: SetQueueAttributesInput = input(req, wire, op)?;
-            let arn = queue_arn(app, req, &input.queue_url)?;
-            sqs.set_queue_attributes(&arn, &input.attributes.unwrap_or_default())?;
-            Output::Empty
-        }
         Operation::SendMessage => {
             let input: SendMessageInput = input(req, wire, op)?;
             let arn = queue_arn(app, req, &input.queue_url)?;
@@ -681,6 +672,57 @@ async fn execute(
             })?;
             Output::Ids(sqs.change_message_visibility_batch(&arn, batch)?)
         }
+        _ => return Err(unsupported(op)),
+    };
+    Ok(out)
+}
+
+/// The operations on queues, their attributes and tags.
+fn queue_operation(
+    app: &App,
+    req: &AwsRequest,
+    wire: &Wire,
+    op: Operation,
+) -> Result<Output, WireError> {
+    let sqs = &app.sqs;
+    let out = match op {
+        Operation::CreateQueue => {
+            let input: CreateQueueInput = input(req, wire, op)?;
+            let name = required(&input.queue_name, "QueueName")?;
+            let q = sqs.create_queue(
+                &req.scope,
+                name,
+                &input.attributes.unwrap_or_default(),
+                &input.tags.unwrap_or_default(),
+            )?;
+            Output::QueueUrl(q.url)
+        }
+        Operation::GetQueueUrl => {
+            let input: GetQueueUrlInput = input(req, wire, op)?;
+            let name = required(&input.queue_name, "QueueName")?;
+            let mut scope = req.scope.clone();
+            if let Some(owner) = input.queue_owner_aws_account_id {
+                scope.account = owner;
+            }
+            Output::QueueUrl(sqs.get_queue_url(&scope, name)?.url)
+        }
+        Operation::DeleteQueue => {
+            let input: QueueInput = input(req, wire, op)?;
+            sqs.delete_queue(&queue_arn(app, req, &input.queue_url)?)?;
+            Output::Empty
+        }
+        Operation::GetQueueAttributes => {
+            let input: GetQueueAttributesInput = input(req, wire, op)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            let names = input.attribute_names.unwrap_or_default();
+            Output::Attributes(sqs.get_queue_attributes(&arn, &names)?)
+        }
+        Operation::SetQueueAttributes => {
+            let input: SetQueueAttributesInput = input(req, wire, op)?;
+            let arn = queue_arn(app, req, &input.queue_url)?;
+            sqs.set_queue_attributes(&arn, &input.attributes.unwrap_or_default())?;
+            Output::Empty
+        }
         Operation::PurgeQueue => {
             let input: QueueInput = input(req, wire, op)?;
             sqs.purge_queue(&queue_arn(app, req, &input.queue_url)?)?;
@@ -717,14 +759,7 @@ async fn execute(
             let input: QueueInput = input(req, wire, op)?;
             Output::Tags(sqs.list_queue_tags(&queue_arn(app, req, &input.queue_url)?)?)
         }
-        Operation::AddPermission
-        | Operation::RemovePermission
-        | Operation::StartMessageMoveTask
-        | Operation::CancelMessageMoveTask
-        | Operation::ListMessageMoveTasks => return Err(unsupported(op)),
+        _ => return Err(unsupported(op)),
     };
-    if !op.is_read() {
-        app.storage.sync().await;
-    }
     Ok(out)
 }
