@@ -9,7 +9,7 @@ macro_rules! operations {
     ($(#[$meta:meta])* $($op:ident),+ $(,)?) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        enum Operation {
+        pub(crate) enum Operation {
             $(
                 #[doc = concat!("`", stringify!($op), "`.")]
                 $op,
@@ -18,7 +18,7 @@ macro_rules! operations {
 
         impl Operation {
             /// The operation AWS calls `name`, if this service serves it.
-            fn from_name(name: &str) -> Option<Operation> {
+            pub(crate) fn from_name(name: &str) -> Option<Operation> {
                 match name {
                     $(stringify!($op) => Some(Operation::$op),)+
                     _ => None,
@@ -27,7 +27,7 @@ macro_rules! operations {
 
             /// AWS's name of the operation.
             #[allow(dead_code)]
-            fn name(self) -> &'static str {
+            pub(crate) fn name(self) -> &'static str {
                 match self {
                     $(Operation::$op => stringify!($op),)+
                 }

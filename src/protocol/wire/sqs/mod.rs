@@ -13,13 +13,12 @@ use std::collections::BTreeMap;
 
 use axum::response::Response;
 use base64::Engine;
-use indexmap::IndexMap;
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 mod query;
+mod shapes;
 
 use crate::app::App;
 use crate::protocol::error::{Protocol, WireError};
@@ -31,6 +30,7 @@ use crate::services::sqs::{
     ReceiveMessageInput, ReceivedMessage, SentMessage,
 };
 use query::FromQuery;
+use shapes::*;
 
 /// How SQS errors are encoded.
 pub const PROTOCOL: Protocol = Protocol::Json {
@@ -43,96 +43,10 @@ pub const QUERY_PROTOCOL: Protocol = query::PROTOCOL;
 
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
-/// `(shape name for __type, query code for x-amzn-query-error)` of an SQS error, as AWS sends
-/// them (LocalStack's snapshots of real AWS, `QueryErrorCode` vs `Code`).
-fn codes(err: &sqs::Error) -> (&'static str, &'static str) {
-    use sqs::Error as E;
-    match err {
-        E::QueueDoesNotExist => (
-            "QueueDoesNotExist",
-            "AWS.SimpleQueueService.NonExistentQueue",
-        ),
-        E::QueueNameExists(_) => ("QueueNameExists", "QueueAlreadyExists"),
-        E::InvalidAttributeName(_) => ("InvalidAttributeName", "InvalidAttributeName"),
-        E::InvalidAttributeValue(_) => ("InvalidAttributeValue", "InvalidAttributeValue"),
-        E::InvalidParameterValue(_) => ("InvalidParameterValueException", "InvalidParameterValue"),
-        E::MissingParameter(_) => ("MissingRequiredParameterException", "MissingParameter"),
-        E::ReceiptHandleIsInvalid(_) => ("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid"),
-        E::InvalidAddress(_) => ("InvalidAddress", "InvalidAddress"),
-        E::InvalidMessageContents(_) => ("InvalidMessageContents", "InvalidMessageContents"),
-        E::EmptyBatchRequest(_) => (
-            "EmptyBatchRequest",
-            "AWS.SimpleQueueService.EmptyBatchRequest",
-        ),
-        E::TooManyEntriesInBatchRequest(_) => (
-            "TooManyEntriesInBatchRequest",
-            "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
-        ),
-        E::BatchEntryIdsNotDistinct(_) => (
-            "BatchEntryIdsNotDistinct",
-            "AWS.SimpleQueueService.BatchEntryIdsNotDistinct",
-        ),
-        E::InvalidBatchEntryId(_) => (
-            "InvalidBatchEntryId",
-            "AWS.SimpleQueueService.InvalidBatchEntryId",
-        ),
-        E::BatchRequestTooLong(_) => (
-            "BatchRequestTooLong",
-            "AWS.SimpleQueueService.BatchRequestTooLong",
-        ),
-        E::PurgeQueueInProgress(_) => (
-            "PurgeQueueInProgress",
-            "AWS.SimpleQueueService.PurgeQueueInProgress",
-        ),
-    }
-}
-
 impl From<sqs::Error> for WireError {
     fn from(err: sqs::Error) -> WireError {
         let (shape, query) = codes(&err);
         WireError::bad_request(shape, err.message()).with_query_error(query)
-    }
-}
-
-super::operations! {
-    /// The SQS operations of the model (the permission and message-move ones are refused as
-    /// unsupported).
-    CreateQueue,
-    GetQueueUrl,
-    DeleteQueue,
-    GetQueueAttributes,
-    SetQueueAttributes,
-    SendMessage,
-    SendMessageBatch,
-    ReceiveMessage,
-    DeleteMessage,
-    DeleteMessageBatch,
-    ChangeMessageVisibility,
-    ChangeMessageVisibilityBatch,
-    PurgeQueue,
-    ListQueues,
-    ListDeadLetterSourceQueues,
-    TagQueue,
-    UntagQueue,
-    ListQueueTags,
-    AddPermission,
-    RemovePermission,
-    StartMessageMoveTask,
-    CancelMessageMoveTask,
-    ListMessageMoveTasks,
-}
-
-impl Operation {
-    /// Whether the operation reads only (its answer needs no storage commit).
-    fn is_read(self) -> bool {
-        matches!(
-            self,
-            Operation::GetQueueUrl
-                | Operation::GetQueueAttributes
-                | Operation::ListQueues
-                | Operation::ListDeadLetterSourceQueues
-                | Operation::ListQueueTags
-        )
     }
 }
 
@@ -237,14 +151,6 @@ fn queue_arn(app: &App, req: &AwsRequest, url: &Option<String>) -> Result<String
     Ok(app.sqs.resolve_url(&req.scope, url)?)
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct WireAttributeValue {
-    data_type: Option<String>,
-    string_value: Option<String>,
-    binary_value: Option<String>,
-}
-
 fn attribute_values(
     wire: Option<BTreeMap<String, WireAttributeValue>>,
 ) -> Result<MessageAttributes, WireError> {
@@ -291,18 +197,6 @@ fn attributes_json(attributes: &MessageAttributes) -> Value {
         map.insert(name.clone(), Value::Object(one));
     }
     Value::Object(map)
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct WireMessage {
-    id: Option<String>,
-    message_body: Option<String>,
-    delay_seconds: Option<i64>,
-    message_attributes: Option<BTreeMap<String, WireAttributeValue>>,
-    message_system_attributes: Option<BTreeMap<String, WireAttributeValue>>,
-    message_deduplication_id: Option<String>,
-    message_group_id: Option<String>,
 }
 
 impl WireMessage {
@@ -381,145 +275,6 @@ fn batch_json<T>(results: &BatchResult<T>, ok: impl Fn(&str, &T) -> Value) -> Va
 
 fn entry_id(id: Option<String>) -> Result<String, WireError> {
     id.ok_or_else(|| sqs::Error::missing_parameter("Id").into())
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct CreateQueueInput {
-    queue_name: Option<String>,
-    attributes: Option<IndexMap<String, String>>,
-    tags: Option<BTreeMap<String, String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct GetQueueUrlInput {
-    queue_name: Option<String>,
-    #[serde(rename = "QueueOwnerAWSAccountId")]
-    queue_owner_aws_account_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct QueueInput {
-    queue_url: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct GetQueueAttributesInput {
-    queue_url: Option<String>,
-    attribute_names: Option<Vec<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct SetQueueAttributesInput {
-    queue_url: Option<String>,
-    attributes: Option<IndexMap<String, String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct SendMessageInput {
-    queue_url: Option<String>,
-    #[serde(flatten)]
-    message: WireMessage,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct SendMessageBatchInput {
-    queue_url: Option<String>,
-    entries: Option<Vec<WireMessage>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct WireReceiveInput {
-    queue_url: Option<String>,
-    attribute_names: Option<Vec<String>>,
-    message_system_attribute_names: Option<Vec<String>>,
-    message_attribute_names: Option<Vec<String>>,
-    max_number_of_messages: Option<i64>,
-    visibility_timeout: Option<i64>,
-    wait_time_seconds: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct DeleteMessageInput {
-    queue_url: Option<String>,
-    receipt_handle: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct WireHandleEntry {
-    id: Option<String>,
-    receipt_handle: Option<String>,
-    visibility_timeout: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct HandleBatchInput {
-    queue_url: Option<String>,
-    entries: Option<Vec<WireHandleEntry>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct ChangeVisibilityInput {
-    queue_url: Option<String>,
-    receipt_handle: Option<String>,
-    visibility_timeout: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct ListQueuesInput {
-    queue_name_prefix: Option<String>,
-    next_token: Option<String>,
-    max_results: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct TagQueueInput {
-    queue_url: Option<String>,
-    tags: Option<BTreeMap<String, String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct UntagQueueInput {
-    queue_url: Option<String>,
-    tag_keys: Option<Vec<String>>,
-}
-
-/// What an operation answers, before it is written in the request's protocol.
-enum Output {
-    /// Operations without output members.
-    Empty,
-    /// CreateQueue, GetQueueUrl.
-    QueueUrl(String),
-    /// GetQueueAttributes.
-    Attributes(IndexMap<String, String>),
-    /// SendMessage.
-    Sent(SentMessage),
-    /// SendMessageBatch.
-    SentBatch(BatchResult<SentMessage>),
-    /// ReceiveMessage.
-    Received(Vec<ReceivedMessage>),
-    /// DeleteMessageBatch, ChangeMessageVisibilityBatch: the entry ids.
-    Ids(BatchResult<()>),
-    /// ListQueues.
-    QueueUrls(Vec<String>, Option<String>),
-    /// ListDeadLetterSourceQueues.
-    DeadLetterSourceQueues(Vec<String>),
-    /// ListQueueTags.
-    Tags(BTreeMap<String, String>),
 }
 
 impl Output {

@@ -15,9 +15,11 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use indexmap::IndexMap;
 
-use super::*;
+use super::shapes::*;
+use crate::protocol::error::{Protocol, WireError};
 use crate::protocol::query::QueryInput;
 use crate::protocol::xml::XmlWriter;
+use crate::services::sqs::{BatchResult, ReceivedMessage, SentMessage};
 
 /// The awsQuery XML namespace of SQS.
 pub const XMLNS: &str = "http://queue.amazonaws.com/doc/2012-11-05/";
