@@ -10,6 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::lock;
 use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
@@ -108,12 +109,8 @@ impl Clock {
     /// A manual clock frozen at `at` (tests).
     pub fn manual_at(at: DateTime<Utc>) -> Clock {
         let clock = Clock::new(ClockMode::Manual);
-        clock.lock().manual_now = at;
+        lock(&clock.inner.state).manual_now = at;
         clock
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn bump(&self) {
@@ -122,7 +119,7 @@ impl Clock {
 
     /// The current instant (UTC, nanosecond precision).
     pub fn now(&self) -> DateTime<Utc> {
-        let state = self.lock();
+        let state = lock(&self.inner.state);
         match state.mode {
             ClockMode::System => wall_now(),
             ClockMode::Manual => state.manual_now,
@@ -131,14 +128,14 @@ impl Clock {
 
     /// The current mode.
     pub fn mode(&self) -> ClockMode {
-        self.lock().mode
+        lock(&self.inner.state).mode
     }
 
     /// Switches mode. Switching to manual freezes the clock at the current instant; switching
     /// to system returns to wall time (which may be earlier than a manual time set before).
     pub fn set_mode(&self, mode: ClockMode) {
         {
-            let mut state = self.lock();
+            let mut state = lock(&self.inner.state);
             if state.mode == mode {
                 return;
             }
@@ -153,7 +150,7 @@ impl Clock {
     /// Checks that a manual move to `to` is allowed (manual mode, not backwards) without
     /// moving anything.
     pub fn check_manual_move(&self, to: DateTime<Utc>) -> Result<(), ClockError> {
-        let state = self.lock();
+        let state = lock(&self.inner.state);
         if state.mode != ClockMode::Manual {
             return Err(ClockError::NotManual);
         }
@@ -170,7 +167,7 @@ impl Clock {
     /// instant in turn). Refused in system mode or backwards.
     pub fn step_manual(&self, to: DateTime<Utc>) -> Result<(), ClockError> {
         {
-            let mut state = self.lock();
+            let mut state = lock(&self.inner.state);
             if state.mode != ClockMode::Manual {
                 return Err(ClockError::NotManual);
             }
@@ -203,7 +200,7 @@ impl Clock {
         loop {
             changes.borrow_and_update();
             let (mode, now) = {
-                let state = self.lock();
+                let state = lock(&self.inner.state);
                 (
                     state.mode,
                     if state.mode == ClockMode::System {

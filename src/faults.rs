@@ -9,6 +9,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 
 /// The stack step a rule can fail. Mapping (extensions.md): creating a resource (also a
@@ -190,23 +191,19 @@ impl FaultRule {
 }
 
 impl Faults {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<FaultRule>> {
-        self.rules.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Stores a rule.
     pub fn add(&self, rule: FaultRule) {
-        self.lock().push(rule);
+        lock(&self.rules).push(rule);
     }
 
     /// Every rule, oldest first.
     pub fn list(&self) -> Vec<FaultRule> {
-        self.lock().clone()
+        lock(&self.rules).clone()
     }
 
     /// Deletes one rule; false when no rule has that id.
     pub fn remove(&self, id: &str) -> bool {
-        let mut rules = self.lock();
+        let mut rules = lock(&self.rules);
         let before = rules.len();
         rules.retain(|r| r.id != id);
         rules.len() != before
@@ -214,12 +211,12 @@ impl Faults {
 
     /// Deletes every rule.
     pub fn clear(&self) {
-        self.lock().clear();
+        lock(&self.rules).clear();
     }
 
     /// The first live rule matching a stack step, with one failure used up.
     pub fn match_resource_step(&self, step: &ResourceStep<'_>) -> Option<FaultHit> {
-        let mut rules = self.lock();
+        let mut rules = lock(&self.rules);
         let rule = rules.iter_mut().find(|r| {
             r.remaining > 0
                 && r.target_arn.is_none()
@@ -235,7 +232,7 @@ impl Faults {
     /// The first live rule matching a delivery to `target_arn`, with one failure used up.
     /// Rules naming a stack step never match a delivery.
     pub fn match_delivery(&self, target_arn: &str) -> Option<FaultHit> {
-        let mut rules = self.lock();
+        let mut rules = lock(&self.rules);
         let rule = rules.iter_mut().find(|r| {
             r.remaining > 0
                 && r.stack_name.is_none()

@@ -93,7 +93,7 @@ impl IdGen {
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut StdRng) -> T) -> T {
-        let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rng = crate::sync::lock(&self.rng);
         f(&mut rng)
     }
 

@@ -6,7 +6,8 @@
 //! - [`scheduler`]: EventBridge Scheduler: schedules, groups, expressions, the dispatcher.
 //! - [`cloudformation`]: templates, stacks, change sets, the stack engine and its providers.
 //! - [`services`]: SQS, SNS, SSM, S3 and IAM: targets of schedules and backends of providers.
-//! - [`clock`], [`ids`], [`storage`], [`faults`], [`time`]: cross-cutting pieces every core uses.
+//! - [`clock`], [`ids`], [`storage`], [`faults`], [`time`], [`coral`], [`sync`]: cross-cutting
+//!   pieces every core uses.
 //!
 //! Dependencies point one way: `main → lib → protocol → {cloudformation, scheduler, services}
 //! → {clock, ids, storage, faults}`.
@@ -15,12 +16,14 @@ pub mod app;
 pub mod clock;
 pub mod cloudformation;
 pub mod config;
+pub mod coral;
 pub mod faults;
 pub mod ids;
 pub mod protocol;
 pub mod scheduler;
 pub mod services;
 pub mod storage;
+pub mod sync;
 pub mod time;
 
 use std::future::Future;

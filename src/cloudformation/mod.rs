@@ -107,7 +107,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// The store, locked (poison is recovered: the store is always left consistent).
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 }
 
@@ -189,17 +189,11 @@ impl CloudFormation {
 
     /// CreateStack's StackName check (Coral wording, aws-contract.md §2.1).
     fn check_new_stack_name(name: &str) -> Result<(), Error> {
-        if !is_plain_name(name) {
-            return Err(Error::validation(format!(
-                "1 validation error detected: Value '{name}' at 'stackName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z][-a-zA-Z0-9]*|arn:[-a-zA-Z0-9:/._+]*"
-            )));
-        }
-        if name.len() > 128 {
-            return Err(Error::validation(format!(
-                "1 validation error detected: Value '{name}' at 'stackName' failed to satisfy constraint: Member must have length less than or equal to 128"
-            )));
-        }
-        Ok(())
+        let mut v = crate::coral::Violations::default();
+        let pattern = "[a-zA-Z][-a-zA-Z0-9]*|arn:[-a-zA-Z0-9:/._+]*";
+        v.pattern("stackName", name, is_plain_name(name), pattern);
+        v.length("stackName", name, 1, Some(128));
+        v.finish().map_err(|e| Error::validation(e.0))
     }
 
     fn new_stack_id(&self, scope: &Scope, name: &str) -> String {

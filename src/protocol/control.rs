@@ -3,8 +3,9 @@
 //! invocations and previews. Bodies are JSON; errors are
 //! `{"error":"ValidationException","message":...}` (400) or `{"error":"ResourceNotFoundException",...}` (404).
 
-use axum::extract::{FromRequest, Path, Query, Request, State};
-use axum::http::{Method, StatusCode, Uri};
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, delete, get, post};
 use axum::{Json, Router};
@@ -42,6 +43,7 @@ pub fn routes() -> Router<App> {
         .route("/_cumulo", any(unknown_endpoint))
         .route("/_cumulo/{*rest}", any(unknown_endpoint))
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(refuse_large_bodies))
         .layer(axum::middleware::from_fn(log_control_request))
 }
 
@@ -51,6 +53,60 @@ async fn log_control_request(req: Request, next: axum::middleware::Next) -> Resp
     let response = next.run(req).await;
     tracing::debug!(%method, %path, status = response.status().as_u16(), "control request answered");
     response
+}
+
+/// A request declaring a body over [`MAX_CONTROL_BODY_BYTES`] is refused at once, before any
+/// of it is read: 413 `{"error":"RequestEntityTooLarge",...}`.
+async fn refuse_large_bodies(req: Request, next: axum::middleware::Next) -> Response {
+    if declared_length(req.headers()).is_some_and(|n| n > MAX_CONTROL_BODY_BYTES as u64) {
+        return too_large().into_response();
+    }
+    next.run(req).await
+}
+
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+fn too_large() -> ControlError {
+    ControlError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        code: "RequestEntityTooLarge",
+        message: format!("the body is larger than {MAX_CONTROL_BODY_BYTES} bytes"),
+    }
+}
+
+/// axum's `Query`, refusing a query string it cannot read (a duplicate key, a value of the
+/// wrong type) with the control surface's JSON 400 instead of axum's plain text.
+struct ControlQuery<T>(T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ControlQuery<T> {
+    type Rejection = ControlError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| ControlQuery(q.0))
+            .map_err(|e| ControlError::validation(e.body_text()))
+    }
+}
+
+/// axum's `Path`, refusing a segment it cannot read (not UTF-8 once percent-decoded) with the
+/// control surface's JSON 400 instead of axum's plain text.
+struct ControlPath<T>(T);
+
+impl<T: serde::de::DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ControlPath<T> {
+    type Rejection = ControlError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|p| ControlPath(p.0))
+            .map_err(|e| ControlError::validation(e.body_text()))
+    }
 }
 
 /// A control-surface error: `{"error": code, "message": message}`.
@@ -294,7 +350,7 @@ async fn faults_clear(State(app): State<App>) -> Json<Value> {
 
 async fn faults_delete(
     State(app): State<App>,
-    Path(id): Path<String>,
+    ControlPath(id): ControlPath<String>,
 ) -> Result<Json<Value>, ControlError> {
     if app.faults.remove(&id) {
         Ok(Json(json!({})))
@@ -333,7 +389,7 @@ fn parse_count(
 
 async fn invocations(
     State(app): State<App>,
-    Query(q): Query<InvocationsQuery>,
+    ControlQuery(q): ControlQuery<InvocationsQuery>,
 ) -> Result<Json<Value>, ControlError> {
     let limit = match q.limit.as_deref() {
         None | Some("") => None,
@@ -356,7 +412,7 @@ pub const MAX_PREVIEW: usize = 100;
 
 async fn preview(
     State(app): State<App>,
-    Query(q): Query<PreviewQuery>,
+    ControlQuery(q): ControlQuery<PreviewQuery>,
 ) -> Result<Json<Value>, ControlError> {
     let expression = q
         .expression
@@ -383,8 +439,8 @@ struct StoredPreviewQuery {
 
 async fn stored_preview(
     State(app): State<App>,
-    Path((group, name)): Path<(String, String)>,
-    Query(q): Query<StoredPreviewQuery>,
+    ControlPath((group, name)): ControlPath<(String, String)>,
+    ControlQuery(q): ControlQuery<StoredPreviewQuery>,
 ) -> Result<Json<Value>, ControlError> {
     let count = parse_count("count", q.count.as_deref(), 5, MAX_PREVIEW)?;
     let default = Scope::default_scope();

@@ -83,10 +83,12 @@ fn is_form(headers: &HeaderMap) -> bool {
 async fn aws(State(app): State<App>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let request_id = app.ids.uuid();
-    // Routed by what precedes the body. An unsigned urlencoded form names its service only in
-    // its `Action`, so the S3 fallback is not taken for one before the body is read.
+    // Routed by what precedes the body: a SigV4 scope naming S3 is S3 whatever the body's type
+    // (an object may be uploaded with a form Content-Type). An unsigned urlencoded form names
+    // its service only in its `Action`, so the S3 path fallback is not taken for one before the
+    // body is read.
     let by_headers = route::route(&parts.method, &parts.uri, &parts.headers, None)
-        .filter(|r| !(r.service == Service::S3 && is_form(&parts.headers)));
+        .filter(|r| r.signed || !(r.service == Service::S3 && is_form(&parts.headers)));
     let service = by_headers.as_ref().map(|r| &r.service);
     let limit = body_limit(service);
     let declared = parts
@@ -103,7 +105,10 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
             return unreadable_body(service, &parts.headers, is_length_limit(&err), &request_id)
         }
     };
-    let form_action = if is_form(&parts.headers) || parts.method == Method::GET {
+    let signed_s3 = by_headers
+        .as_ref()
+        .is_some_and(|r| r.signed && r.service == Service::S3);
+    let form_action = if !signed_s3 && (is_form(&parts.headers) || parts.method == Method::GET) {
         QueryInput::parse(&body, parts.uri.query())
             .action()
             .map(str::to_string)
@@ -206,6 +211,7 @@ fn unreadable_body(
     let protocol = match service {
         Some(Service::CloudFormation) => wire::cloudformation::PROTOCOL,
         Some(Service::Sns) => wire::sns::PROTOCOL,
+        Some(Service::Sqs) if is_form(headers) => wire::sqs::QUERY_PROTOCOL,
         Some(Service::Sqs) => wire::sqs::PROTOCOL,
         Some(Service::Ssm) => wire::ssm::PROTOCOL,
         Some(Service::S3) => wire::s3::PROTOCOL,

@@ -68,10 +68,9 @@ impl QueryInput {
             None => Ok(None),
             Some(v) if v.eq_ignore_ascii_case("true") => Ok(Some(true)),
             Some(v) if v.eq_ignore_ascii_case("false") => Ok(Some(false)),
-            Some(v) => Err(WireError::validation_error(format!(
-                "1 validation error detected: Value '{v}' at '{}' failed to satisfy constraint: Member must be a boolean",
-                lower_camel(key)
-            ))),
+            Some(v) => Err(WireError::validation_error(
+                crate::coral::single(Some(v), &lower_camel(key), "Member must be a boolean").0,
+            )),
         }
     }
 
@@ -80,10 +79,9 @@ impl QueryInput {
         match self.str(key) {
             None => Ok(None),
             Some(v) => v.parse().map(Some).map_err(|_| {
-                WireError::validation_error(format!(
-                    "1 validation error detected: Value '{v}' at '{}' failed to satisfy constraint: Member must be an integer",
-                    lower_camel(key)
-                ))
+                WireError::validation_error(
+                    crate::coral::single(Some(v), &lower_camel(key), "Member must be an integer").0,
+                )
             }),
         }
     }

@@ -2,8 +2,8 @@
 //!
 //! Order: the SigV4 credential scope (`Credential=<key>/<date>/<region>/<service>/aws4_request`,
 //! in the `Authorization` header or a presigned `X-Amz-Credential` query parameter); then
-//! `X-Amz-Target` (`AmazonSQS.*`, `AmazonSSM.*`); then a form `Action=` (CloudFormation or SNS
-//! action names); then the REST path (`/schedules`, `/schedule-groups`, `/tags/`). The account is
+//! `X-Amz-Target` (`AmazonSQS.*`, `AmazonSSM.*`); then a form `Action=` (CloudFormation, SNS or
+//! SQS action names); then the REST path (`/schedules`, `/schedule-groups`, `/tags/`). The account is
 //! the access key when it is 12 digits, else `000000000000`; the region defaults to `us-east-1`.
 
 use axum::http::{HeaderMap, Method, Uri};
@@ -115,6 +115,28 @@ const SNS_ACTIONS: &[&str] = &[
     "ConfirmSubscription",
 ];
 
+/// SQS actions (its awsQuery protocol), likewise.
+const SQS_ACTIONS: &[&str] = &[
+    "CreateQueue",
+    "GetQueueUrl",
+    "DeleteQueue",
+    "GetQueueAttributes",
+    "SetQueueAttributes",
+    "SendMessage",
+    "SendMessageBatch",
+    "ReceiveMessage",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "ChangeMessageVisibility",
+    "ChangeMessageVisibilityBatch",
+    "PurgeQueue",
+    "ListQueues",
+    "ListDeadLetterSourceQueues",
+    "TagQueue",
+    "UntagQueue",
+    "ListQueueTags",
+];
+
 /// Who a request is for: the service and the scope its state lives in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Routed {
@@ -122,6 +144,9 @@ pub struct Routed {
     pub service: Service,
     /// Account and region.
     pub scope: Scope,
+    /// True when the service is the one the request's SigV4 credential scope names (evidence
+    /// that stands whatever the body's type).
+    pub signed: bool,
 }
 
 /// Routes one request (see the module doc for the order of evidence).
@@ -157,16 +182,18 @@ pub fn route(
             _ => None,
         }
     });
+    let by_credential = credential
+        .as_ref()
+        .map(|c| Service::from_signing_name(&c.service));
+    let signed = by_target.is_none() && by_credential.is_some();
     let service = by_target
-        .or_else(|| {
-            credential
-                .as_ref()
-                .map(|c| Service::from_signing_name(&c.service))
-        })
+        .or(by_credential)
         .or_else(|| {
             let action = form_action?;
             if SNS_ACTIONS.contains(&action) {
                 Some(Service::Sns)
+            } else if SQS_ACTIONS.contains(&action) {
+                Some(Service::Sqs)
             } else if CFN_ACTION_HINTS.iter().any(|h| action.contains(h)) {
                 Some(Service::CloudFormation)
             } else {
@@ -188,7 +215,11 @@ pub fn route(
                 None
             }
         })?;
-    Some(Routed { service, scope })
+    Some(Routed {
+        service,
+        scope,
+        signed,
+    })
 }
 
 #[cfg(test)]

@@ -5,9 +5,39 @@
 
 use std::borrow::Cow;
 
-/// XML-escapes text for an element body or attribute value.
+/// Whether XML 1.0 allows `c` in a document at all (its `Char` production): not the C0 controls
+/// other than tab, line feed and carriage return, nor U+FFFE / U+FFFF. No character reference
+/// can carry the others either (`&#x1;` is as ill-formed as the byte).
+pub fn is_xml_char(c: char) -> bool {
+    matches!(c, '\u{9}' | '\u{A}' | '\u{D}' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// Whether every character of `text` can be written in an XML 1.0 document.
+pub fn is_xml_text(text: &str) -> bool {
+    text.chars().all(is_xml_char)
+}
+
+/// XML-escapes text for an element body or attribute value, so that every document Cumulo
+/// writes is well-formed XML 1.0 and parses with every SDK: `<`, `>`, `&`, `'`, `"` become
+/// entities, a carriage return `&#xD;` (a parser would otherwise fold it into a line feed), and
+/// a character XML 1.0 forbids (a C0 control echoed from a request, e.g. `StackName=a%01b`)
+/// becomes U+FFFD. AWS writes those as `&#x1;`-style references, which XML 1.0 forbids too and
+/// every SDK's parser rejects (botocore raises `ResponseParserError` instead of the service's
+/// error); S3 keys in listings keep theirs through `encoding-type=url` (`wire::s3`).
 pub fn escape(text: &str) -> Cow<'_, str> {
-    quick_xml::escape::escape(text)
+    let escaped = quick_xml::escape::escape(text);
+    if !escaped.contains('\r') && is_xml_text(&escaped) {
+        return escaped;
+    }
+    let mut out = String::with_capacity(escaped.len() + 8);
+    for c in escaped.chars() {
+        match c {
+            '\r' => out.push_str("&#xD;"),
+            c if is_xml_char(c) => out.push(c),
+            _ => out.push('\u{FFFD}'),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Builds one response document.
@@ -86,6 +116,12 @@ impl XmlWriter {
         self.close(name)
     }
 
+    /// Escaped character data inside the element opened last.
+    pub fn text(&mut self, text: &str) -> &mut Self {
+        self.buf.push_str(&escape(text));
+        self
+    }
+
     /// `<name>text</name>` when `text` is `Some`, nothing otherwise.
     pub fn opt_elem(&mut self, name: &str, text: Option<&str>) -> &mut Self {
         if let Some(t) = text {
@@ -157,6 +193,17 @@ mod tests {
         let doc = w.finish("req-1");
         assert!(doc.contains("<ExecuteChangeSetResponse xmlns=\"http://cloudformation.amazonaws.com/doc/2010-05-15/\"><ExecuteChangeSetResult></ExecuteChangeSetResult>"));
         assert!(doc.ends_with("<ResponseMetadata><RequestId>req-1</RequestId></ResponseMetadata></ExecuteChangeSetResponse>"));
+    }
+
+    #[test]
+    fn characters_xml_forbids_never_reach_a_document() {
+        assert_eq!(escape("a\u{1}b\u{1b}c"), "a\u{FFFD}b\u{FFFD}c");
+        assert_eq!(escape("tab\tlf\ncr\r"), "tab\tlf\ncr&#xD;");
+        assert_eq!(escape("\u{FFFE}é\u{1F600}"), "\u{FFFD}é\u{1F600}");
+        assert!(matches!(escape("plain <x>"), Cow::Owned(_)));
+        assert!(matches!(escape("plain"), Cow::Borrowed(_)));
+        assert!(!is_xml_text("a\u{0}"));
+        assert!(is_xml_text("a\tb"));
     }
 
     #[test]

@@ -45,3 +45,9 @@ impl Error {
         }
     }
 }
+
+impl From<crate::coral::Invalid> for Error {
+    fn from(invalid: crate::coral::Invalid) -> Error {
+        Error::Validation(invalid.0)
+    }
+}

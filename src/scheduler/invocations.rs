@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 
 /// What became of one attempt.
@@ -95,13 +96,9 @@ impl Invocations {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, History> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Reserves the sequence number of a record about to be made (its store key).
     pub fn reserve(&self) -> u64 {
-        let mut h = self.lock();
+        let mut h = lock(&self.inner);
         h.next_seq += 1;
         h.next_seq
     }
@@ -109,7 +106,7 @@ impl Invocations {
     /// Appends a record under a reserved sequence number, dropping the oldest beyond the
     /// capacity; returns the sequence numbers dropped (their store rows are the caller's).
     pub fn insert(&self, seq: u64, record: InvocationRecord) -> Vec<u64> {
-        let mut h = self.lock();
+        let mut h = lock(&self.inner);
         let at = h.records.partition_point(|(s, _)| *s < seq);
         h.records.insert(at, (seq, record));
         let mut dropped = Vec::new();
@@ -134,7 +131,7 @@ impl Invocations {
         let mut dropped = Vec::new();
         for (seq, record) in rows {
             {
-                let mut h = self.lock();
+                let mut h = lock(&self.inner);
                 h.next_seq = h.next_seq.max(seq);
             }
             dropped.extend(self.insert(seq, record));
@@ -145,7 +142,7 @@ impl Invocations {
     /// The records, oldest first, optionally only those of `schedule_arn`; with `limit`, the
     /// newest `limit` of them (still oldest first).
     pub fn list(&self, schedule_arn: Option<&str>, limit: Option<usize>) -> Vec<InvocationRecord> {
-        let h = self.lock();
+        let h = lock(&self.inner);
         let mine = |r: &&InvocationRecord| schedule_arn.is_none_or(|a| r.schedule_arn == a);
         match limit {
             Some(n) => {
@@ -173,12 +170,16 @@ impl Invocations {
 
     /// Every record, oldest first (persistence).
     pub fn snapshot(&self) -> Vec<InvocationRecord> {
-        self.lock().records.iter().map(|(_, r)| r.clone()).collect()
+        lock(&self.inner)
+            .records
+            .iter()
+            .map(|(_, r)| r.clone())
+            .collect()
     }
 
     /// Forgets everything.
     pub fn clear(&self) {
-        self.lock().records.clear();
+        lock(&self.inner).records.clear();
     }
 }
 

@@ -269,13 +269,7 @@ impl Scheduler {
         if !self.deps.config.scheduler_invocation_enabled {
             return;
         }
-        let Some(receiver) = self
-            .dispatch
-            .receiver
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        else {
+        let Some(receiver) = crate::sync::lock(&self.dispatch.receiver).take() else {
             return;
         };
         let attempter = Arc::new(dispatcher::Attempter {
@@ -372,7 +366,7 @@ impl Scheduler {
         let mut v = Violations::default();
         validate::client_token(&mut v, "clientToken", client_token);
         validate::group_name(&mut v, "groupName", group);
-        v.name("name", name);
+        validate::name(&mut v, "name", name);
         v.finish()?;
         let now = self.deps.clock.now();
         let group = group.unwrap_or(DEFAULT_GROUP);
@@ -397,7 +391,7 @@ impl Scheduler {
     ) -> Result<Arc<Schedule>, Error> {
         let mut v = Violations::default();
         validate::group_name(&mut v, "groupName", group);
-        v.name("name", name);
+        validate::name(&mut v, "name", name);
         v.finish()?;
         self.store
             .get_schedule(scope, group.unwrap_or(DEFAULT_GROUP), name)
@@ -480,7 +474,7 @@ impl Scheduler {
     ) -> Result<String, Error> {
         let mut v = Violations::default();
         validate::client_token(&mut v, "clientToken", input.client_token.as_deref());
-        v.name("name", &input.name);
+        validate::name(&mut v, "name", &input.name);
         let mut tags = validate::tags(&mut v, "tags", input.tags.as_deref().unwrap_or(&[]));
         v.finish()?;
         validate::reserved_keys(tags.iter().map(|t| t.key.as_str()))?;
@@ -503,7 +497,7 @@ impl Scheduler {
     /// Errors: `Validation`; `ResourceNotFound` `Schedule group <name> does not exist.`.
     pub fn get_schedule_group(&self, scope: &Scope, name: &str) -> Result<ScheduleGroup, Error> {
         let mut v = Violations::default();
-        v.name("name", name);
+        validate::name(&mut v, "name", name);
         v.finish()?;
         self.store.get_group(scope, name)
     }
@@ -520,7 +514,7 @@ impl Scheduler {
     ) -> Result<(), Error> {
         let mut v = Violations::default();
         validate::client_token(&mut v, "clientToken", client_token);
-        v.name("name", name);
+        validate::name(&mut v, "name", name);
         v.finish()?;
         if name == DEFAULT_GROUP {
             return Err(Error::Validation(

@@ -21,7 +21,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,7 @@ use super::model::*;
 use super::validate::merge_tag;
 use crate::ids::Scope;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Durable table of schedules, keyed `<account>/<region>/<group>/<name>`.
 pub const SCHEDULES_TABLE: &str = "scheduler_schedules";
@@ -290,7 +291,7 @@ pub(crate) struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = self.lock();
+        let state = lock(&self.state);
         f.debug_struct("Store")
             .field("scopes", &state.scopes.len())
             .field(
@@ -351,13 +352,9 @@ impl Store {
         self
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Forgets everything (the storage rows are wiped by `App::reset`).
     pub(crate) fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         state.scopes.clear();
         state.tokens = Tokens::default();
         state.send(ScheduleChange::Reset);
@@ -365,7 +362,7 @@ impl Store {
 
     pub(crate) fn subscribe(&self) -> mpsc::UnboundedReceiver<ScheduleChange> {
         let (tx, rx) = mpsc::unbounded_channel();
-        self.lock().changes = Some(tx);
+        lock(&self.state).changes = Some(tx);
         rx
     }
 
@@ -376,7 +373,7 @@ impl Store {
         token: Option<TokenUse<'_>>,
         now: DateTime<Utc>,
     ) -> Result<bool, Error> {
-        self.lock().token_gate(token, now)
+        lock(&self.state).token_gate(token, now)
     }
 
     // ---------------------------------------------------------------------- schedules
@@ -389,7 +386,7 @@ impl Store {
         token: Option<TokenUse<'_>>,
         now: DateTime<Utc>,
     ) -> Result<String, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let arn = schedule.arn(scope);
         if state.token_gate(token, now)? {
             return Ok(arn);
@@ -437,7 +434,7 @@ impl Store {
         token: Option<TokenUse<'_>>,
         now: DateTime<Utc>,
     ) -> Result<String, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let arn = schedule.arn(scope);
         if state.token_gate(token, now)? {
             return Ok(arn);
@@ -477,7 +474,7 @@ impl Store {
         token: Option<TokenUse<'_>>,
         now: DateTime<Utc>,
     ) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         if state.token_gate(token, now)? {
             return Ok(());
         }
@@ -515,7 +512,7 @@ impl Store {
 
     /// Deletes the schedule at `key` only if it still has `generation`.
     pub(crate) fn delete_if_generation(&self, key: &ScheduleKey, generation: u64) -> bool {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let current = state
             .scopes
             .get(&key.scope)
@@ -536,7 +533,7 @@ impl Store {
         group: &str,
         name: &str,
     ) -> Result<Arc<Schedule>, Error> {
-        let state = self.lock();
+        let state = lock(&self.state);
         state
             .scope(scope)
             .groups
@@ -547,7 +544,7 @@ impl Store {
     }
 
     pub(crate) fn schedule(&self, key: &ScheduleKey) -> Option<Arc<Schedule>> {
-        let state = self.lock();
+        let state = lock(&self.state);
         state
             .scopes
             .get(&key.scope)?
@@ -559,7 +556,7 @@ impl Store {
     }
 
     pub(crate) fn snapshot(&self) -> Vec<(ScheduleKey, Arc<Schedule>)> {
-        let state = self.lock();
+        let state = lock(&self.state);
         let mut scopes: Vec<&Scope> = state.scopes.keys().collect();
         scopes.sort();
         let mut out = Vec::new();
@@ -582,7 +579,7 @@ impl Store {
         scope: &Scope,
         filter: &ScheduleFilter<'_>,
     ) -> Result<(Vec<Arc<Schedule>>, Option<ScheduleCursor>), Error> {
-        let state = self.lock();
+        let state = lock(&self.state);
         let ss = state.scope(scope);
         if let Some(g) = filter.group {
             if !ss.groups.contains_key(g) {
@@ -644,7 +641,7 @@ impl Store {
         token: Option<TokenUse<'_>>,
         now: DateTime<Utc>,
     ) -> Result<String, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let arn = schedule_group_arn(scope, name);
         if state.token_gate(token, now)? {
             return Ok(arn);
@@ -678,7 +675,7 @@ impl Store {
     }
 
     pub(crate) fn get_group(&self, scope: &Scope, name: &str) -> Result<ScheduleGroup, Error> {
-        let state = self.lock();
+        let state = lock(&self.state);
         state
             .scope(scope)
             .groups
@@ -695,7 +692,7 @@ impl Store {
         token: Option<TokenUse<'_>>,
         now: DateTime<Utc>,
     ) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         if state.token_gate(token, now)? {
             return Ok(());
         }
@@ -727,7 +724,7 @@ impl Store {
         max_results: usize,
         after: Option<&str>,
     ) -> (Vec<ScheduleGroup>, Option<String>) {
-        let state = self.lock();
+        let state = lock(&self.state);
         let ss = state.scope(scope);
         let prefix = name_prefix.unwrap_or("");
         let want = max_results + 1;
@@ -766,7 +763,7 @@ impl Store {
         name: &str,
         f: impl FnOnce(&mut GroupEntry) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         // Look first, so that a miss does not create the scope's state.
         if !state.scope(scope).groups.contains_key(name) {
             return Err(group_not_found(name));
@@ -819,7 +816,7 @@ impl Store {
     }
 
     pub(crate) fn group_tags(&self, scope: &Scope, name: &str) -> Result<Vec<Tag>, Error> {
-        let state = self.lock();
+        let state = lock(&self.state);
         state
             .scope(scope)
             .groups

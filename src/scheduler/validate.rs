@@ -5,8 +5,9 @@
 //! 1. **Model constraints** (lengths, patterns, enums, ranges, required members) of the botocore
 //!    service model `scheduler/2021-06-30`, checked member by member in model order (members
 //!    alphabetically, nested structures depth first) and reported all at once in the Coral form
-//!    every AWS JSON service uses: `1 validation error detected: Value '<v>' at '<path>' failed to
-//!    satisfy constraint: <constraint>`, or `N validation errors detected: <one>; <two>`. Paths
+//!    every AWS JSON service uses (`crate::coral`): `1 validation error detected: Value '<v>' at
+//!    '<path>' failed to satisfy constraint: <constraint>`, or `N validation errors detected:
+//!    <one>; <two>`; patterns are printed without `^…$`, a pattern before a length. Paths
 //!    are member names in lower camel case (`target.retryPolicy.maximumRetryAttempts`); list
 //!    items are `<list>.<1-based index>.member`. Coral runs these checks before any service code.
 //! 2. **Service rules**, first failure wins: the schedule expression (`Invalid Schedule
@@ -21,6 +22,8 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Duration, Utc};
 use regex::Regex;
+
+pub use crate::coral::Violations;
 
 use super::error::Error;
 use super::expression::{parse_timezone, ScheduleExpression};
@@ -131,145 +134,10 @@ pub fn too_many_tags(arn: &str) -> String {
 // Coral violations
 // ------------------------------------------------------------------------------------------
 
-/// Collects model-constraint violations in order; [`Violations::finish`] turns them into one
-/// `ValidationException` message.
-#[derive(Debug, Default)]
-pub struct Violations {
-    items: Vec<String>,
-}
-
-impl Violations {
-    fn push(&mut self, value: Option<&str>, path: &str, constraint: &str) {
-        let value = match value {
-            Some(v) => format!("'{v}'"),
-            None => "null".to_string(),
-        };
-        self.items.push(format!(
-            "Value {value} at '{path}' failed to satisfy constraint: {constraint}"
-        ));
-    }
-
-    /// A required member is missing.
-    pub fn null(&mut self, path: &str) {
-        self.push(None, path, "Member must not be null");
-    }
-
-    /// A required member: reports `null` when absent and returns the value otherwise.
-    pub fn required<'a, T>(&mut self, path: &str, value: Option<&'a T>) -> Option<&'a T> {
-        if value.is_none() {
-            self.null(path);
-        }
-        value
-    }
-
-    /// String length in characters, `min..=max` (`max` none: unbounded).
-    pub fn length(&mut self, path: &str, value: &str, min: usize, max: Option<usize>) {
-        let n = value.chars().count();
-        if n < min {
-            self.push(
-                Some(value),
-                path,
-                &format!("Member must have length greater than or equal to {min}"),
-            );
-        }
-        if let Some(max) = max {
-            if n > max {
-                self.push(
-                    Some(value),
-                    path,
-                    &format!("Member must have length less than or equal to {max}"),
-                );
-            }
-        }
-    }
-
-    /// A pattern, printed as the model writes it.
-    pub fn pattern(&mut self, path: &str, value: &str, ok: bool, pattern: &str) {
-        if !ok {
-            self.push(
-                Some(value),
-                path,
-                &format!("Member must satisfy regular expression pattern: {pattern}"),
-            );
-        }
-    }
-
-    /// An enum member.
-    pub fn one_of(&mut self, path: &str, value: &str, allowed: &[&str]) {
-        if !allowed.contains(&value) {
-            self.push(
-                Some(value),
-                path,
-                &format!(
-                    "Member must satisfy enum value set: [{}]",
-                    allowed.join(", ")
-                ),
-            );
-        }
-    }
-
-    /// An integer range.
-    pub fn range(&mut self, path: &str, value: i64, min: i64, max: i64) {
-        let shown = value.to_string();
-        if value < min {
-            self.push(
-                Some(&shown),
-                path,
-                &format!("Member must have value greater than or equal to {min}"),
-            );
-        }
-        if value > max {
-            self.push(
-                Some(&shown),
-                path,
-                &format!("Member must have value less than or equal to {max}"),
-            );
-        }
-    }
-
-    /// A list's length, with the list rendered as Java prints it (`[a, b]`).
-    pub fn list_length(&mut self, path: &str, shown: &str, len: usize, min: usize, max: usize) {
-        if len < min {
-            self.push(
-                Some(shown),
-                path,
-                &format!("Member must have length greater than or equal to {min}"),
-            );
-        }
-        if len > max {
-            self.push(
-                Some(shown),
-                path,
-                &format!("Member must have length less than or equal to {max}"),
-            );
-        }
-    }
-
-    /// A name-like member: length `1..=64` and [`NAME_PATTERN`].
-    pub fn name(&mut self, path: &str, value: &str) {
-        self.length(path, value, 1, Some(64));
-        self.pattern(path, value, NAME_RE.is_match(value), NAME_PATTERN);
-    }
-
-    /// True when nothing was reported.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
-    /// `Ok` when nothing was reported, else one `ValidationException` listing every violation.
-    pub fn finish(self) -> Result<(), Error> {
-        match self.items.len() {
-            0 => Ok(()),
-            1 => Err(Error::Validation(format!(
-                "1 validation error detected: {}",
-                self.items[0]
-            ))),
-            n => Err(Error::Validation(format!(
-                "{n} validation errors detected: {}",
-                self.items.join("; ")
-            ))),
-        }
-    }
+/// A name-like member: [`NAME_PATTERN`], then length `1..=64` (AWS's order).
+pub fn name(v: &mut Violations, path: &str, value: &str) {
+    v.pattern(path, value, NAME_RE.is_match(value), NAME_PATTERN);
+    v.length(path, value, 1, Some(64));
 }
 
 fn opt_length(v: &mut Violations, path: &str, value: Option<&String>, min: usize, max: usize) {
@@ -305,7 +173,7 @@ pub fn client_token(v: &mut Violations, path: &str, token: Option<&str>) {
 /// A group name given as an optional member (`groupName`).
 pub fn group_name(v: &mut Violations, path: &str, group: Option<&str>) {
     if let Some(g) = group {
-        v.name(path, g);
+        name(v, path, g);
     }
 }
 
@@ -347,7 +215,7 @@ fn schedule_constraints(v: &mut Violations, input: &ScheduleInput) {
             KMS_KEY_ARN_PATTERN,
         );
     }
-    v.name("name", &input.name);
+    name(v, "name", &input.name);
     if let Some(e) = v.required("scheduleExpression", input.schedule_expression.as_ref()) {
         v.length("scheduleExpression", e, 1, Some(256));
     }
@@ -926,7 +794,7 @@ pub fn list_paging(
 ) {
     opt_range(v, "maxResults", max_results, 1, 100);
     if let Some(p) = name_prefix {
-        v.name("namePrefix", p);
+        name(v, "namePrefix", p);
     }
     if let Some(t) = next_token {
         v.length("nextToken", t, 1, Some(2048));

@@ -203,7 +203,7 @@ impl SqliteBackend {
     }
 
     fn send(&self, op: Op) {
-        let tx = self.tx.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = crate::sync::lock(&self.tx);
         if tx.send(op).is_err() {
             tracing::error!("the durable store's writer has stopped; a write was lost");
         }

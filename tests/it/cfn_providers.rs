@@ -1141,6 +1141,11 @@ const FAILURES: &[(&str, &str, &str)] = &[
         "InvalidRequest",
     ),
     (
+        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: 'arn:aws:iam::000000000000:role/r', Code: {ZipFile: x}, Runtime: python3.12, Handler: i.h, Timeout: 901, MemorySize: 64}\n",
+        "2 validation errors detected: Value '901' at 'timeout' failed to satisfy constraint: Member must have value less than or equal to 900; Value '64' at 'memorySize' failed to satisfy constraint: Member must have value greater than or equal to 128",
+        "InvalidRequest",
+    ),
+    (
         "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: lambda-role, Code: {ZipFile: x}}\n",
         "Properties validation failed for resource R with message: #/Role: failed validation constraint for keyword [pattern]",
         "InvalidRequest",

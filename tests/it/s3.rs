@@ -390,3 +390,67 @@ fn md5_of(bytes: &[u8]) -> u128 {
     use md5::{Digest, Md5};
     u128::from_be_bytes(Md5::digest(bytes).into())
 }
+
+/// An object over the 16 MiB limit of the other services, uploaded with a form Content-Type,
+/// is S3's (the signature names S3): it is stored, not refused with a CloudFormation 413.
+#[tokio::test]
+async fn a_large_upload_with_a_form_content_type_is_routed_by_its_signature() {
+    let emu = Emulator::start().await;
+    let s3 = client(&emu).await;
+    s3.create_bucket().bucket("forms").send().await.unwrap();
+    let body = vec![b'a'; 17 * 1024 * 1024];
+    s3.put_object()
+        .bucket("forms")
+        .key("big")
+        .content_type("application/x-www-form-urlencoded")
+        .body(body.into())
+        .send()
+        .await
+        .unwrap();
+    let head = s3
+        .head_object()
+        .bucket("forms")
+        .key("big")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.content_length(), Some(17 * 1024 * 1024));
+    assert_eq!(
+        head.content_type(),
+        Some("application/x-www-form-urlencoded")
+    );
+}
+
+/// DeleteObjects with an entity-expansion body (a DTD defining nested entities) is
+/// `MalformedXML`, and deletes nothing.
+#[tokio::test]
+async fn delete_objects_refuses_a_dtd() {
+    let emu = Emulator::start().await;
+    let s3 = client(&emu).await;
+    s3.create_bucket().bucket("lol").send().await.unwrap();
+    s3.put_object()
+        .bucket("lol")
+        .key("keep")
+        .body(b"x".to_vec().into())
+        .send()
+        .await
+        .unwrap();
+    let body = r#"<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "keep"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><Delete><Object><Key>&a;</Key></Object><Object><Key>&b;</Key></Object></Delete>"#;
+    let (status, _, answer) = emu
+        .raw(
+            "POST",
+            "/lol?delete",
+            &[("content-type", "application/xml")],
+            body,
+        )
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(answer.contains("<Code>MalformedXML</Code>"), "{answer}");
+    assert!(s3
+        .head_object()
+        .bucket("lol")
+        .key("keep")
+        .send()
+        .await
+        .is_ok());
+}

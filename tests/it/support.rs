@@ -223,3 +223,51 @@ pub fn corpus_dir() -> Option<std::path::PathBuf> {
     eprintln!("skipping: the template corpus {} is absent", dir.display());
     None
 }
+
+/// Runs `script` with the `.venv` python (boto3, installed by `scripts/test`) against
+/// `endpoint` (`AWS_ENDPOINT_URL`, test credentials, us-east-1, no retries); returns (exit
+/// code, stdout, stderr). Blocking: call it from `spawn_blocking` in async tests.
+pub fn run_python(endpoint: &str, script: &str) -> (i32, String, String) {
+    let python = aws_cli()
+        .parent()
+        .expect("the aws CLI lives in a directory")
+        .join("python");
+    let out = Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+        .env("AWS_ENDPOINT_URL", endpoint)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_DEFAULT_REGION", "us-east-1")
+        .env("AWS_CONFIG_FILE", "/dev/null")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+        .env("AWS_MAX_ATTEMPTS", "1")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("PYTHONWARNINGS", "ignore")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", python.display()));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs a boto3 `script` against the emulator off the async runtime; panics with its output
+/// unless it exits 0. Returns its stdout.
+pub async fn boto3(emu: &Emulator, script: &str) -> String {
+    let endpoint = emu.endpoint.clone();
+    let script = script.to_string();
+    let (rc, out, err) = tokio::task::spawn_blocking(move || run_python(&endpoint, &script))
+        .await
+        .expect("python ran");
+    assert_eq!(
+        rc, 0,
+        "the boto3 script failed:\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    out
+}

@@ -303,8 +303,10 @@ impl AliasProvider {
         if len > 256 {
             return Err(schema::max_length(cx, "AliasName", 256, len));
         }
-        let ok =
-            regex::Regex::new(r"^(alias/)[a-zA-Z0-9:/_-]+$").is_ok_and(|re| re.is_match(&name));
+        static ALIAS_RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"^(alias/)[a-zA-Z0-9:/_-]+$").expect("a valid pattern")
+        });
+        let ok = ALIAS_RE.is_match(&name);
         if !ok {
             return Err(schema::keyword(cx, "AliasName", "pattern"));
         }

@@ -127,7 +127,9 @@ fn function_input(
     schema::known(cx, properties, FUNCTION_PROPERTIES)?;
     schema::required(cx, properties, &["Code", "Role"])?;
     let role = schema::string(cx, properties, "Role")?.unwrap_or_default();
-    if !regex::Regex::new(ROLE_PATTERN).is_ok_and(|re| re.is_match(&role)) {
+    static ROLE_RE: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(ROLE_PATTERN).expect("a valid pattern"));
+    if !ROLE_RE.is_match(&role) {
         return Err(schema::keyword(cx, "Role", "pattern"));
     }
     let timeout = schema::int(cx, properties, "Timeout")?;

@@ -60,8 +60,11 @@ fn mutable(cx: &ProviderContext<'_>, properties: &Value) -> Result<Mutable, Prov
         if k.chars().count() > 256 {
             return Err(schema::max_length(cx, "KmsKeyId", 256, k.chars().count()));
         }
-        let ok = regex::Regex::new(r"^arn:[a-z0-9-]+:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$")
-            .is_ok_and(|re| re.is_match(k));
+        static KMS_ARN_RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"^arn:[a-z0-9-]+:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$")
+                .expect("a valid pattern")
+        });
+        let ok = KMS_ARN_RE.is_match(k);
         if !ok {
             return Err(schema::keyword(cx, "KmsKeyId", "pattern"));
         }

@@ -7,8 +7,9 @@ use base64::Engine;
 use indexmap::IndexMap;
 
 use crate::app::App;
+use crate::coral::{self, Violations};
 use crate::protocol::error::{Protocol, WireError};
-use crate::protocol::query::QueryInput;
+use crate::protocol::query::{lower_camel, QueryInput};
 use crate::protocol::xml::XmlWriter;
 use crate::protocol::{ok_response, AwsRequest};
 use crate::services::sns::{
@@ -32,24 +33,63 @@ impl From<sns::Error> for WireError {
     }
 }
 
+super::operations! {
+    /// The SNS actions Cumulo serves.
+    CreateTopic,
+    DeleteTopic,
+    ListTopics,
+    GetTopicAttributes,
+    SetTopicAttributes,
+    Subscribe,
+    ConfirmSubscription,
+    Unsubscribe,
+    ListSubscriptions,
+    ListSubscriptionsByTopic,
+    GetSubscriptionAttributes,
+    SetSubscriptionAttributes,
+    Publish,
+    PublishBatch,
+    TagResource,
+    UntagResource,
+    ListTagsForResource,
+}
+
+/// Routes the form's `Action` to an operation.
+fn route(form: &QueryInput) -> Result<Operation, WireError> {
+    match form.action().unwrap_or_default() {
+        "" => Err(WireError::bad_request(
+            "MissingAction",
+            "The request must contain the parameter Action.",
+        )),
+        name => Operation::from_name(name)
+            .ok_or_else(|| WireError::not_implemented("SNS", name, "InvalidAction")),
+    }
+}
+
 /// Handles one SNS request.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
     let form = req.form();
-    let action = form.action().unwrap_or_default().to_string();
-    match dispatch(app, &req, &form, &action).await {
+    let answer = match route(&form) {
+        Ok(op) => dispatch(app, &req, &form, op).await,
+        Err(err) => Err(err),
+    };
+    match answer {
         Ok(body) => ok_response("text/xml", body, &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
 }
 
-/// Coral's message for a missing required member.
-fn required<'a>(form: &'a QueryInput, name: &str) -> Result<&'a str, WireError> {
-    form.str(name).ok_or_else(|| {
-        WireError::validation_error(format!(
-            "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
-            crate::protocol::query::lower_camel(name)
-        ))
-    })
+/// The required members `names` of an action, in its model's member order: their values, or
+/// one Coral message listing every missing one (`2 validation errors detected: Value null at
+/// 'topicArn' …; Value null at 'protocol' …`).
+fn required<'a, const N: usize>(
+    form: &'a QueryInput,
+    names: [&str; N],
+) -> Result<[&'a str; N], WireError> {
+    let mut v = Violations::default();
+    let values = names.map(|name| v.required(&lower_camel(name), form.str(name)));
+    v.finish().map_err(|e| WireError::validation_error(e.0))?;
+    Ok(values.map(Option::unwrap_or_default))
 }
 
 fn attributes(form: &QueryInput) -> IndexMap<String, String> {
@@ -77,9 +117,10 @@ fn message_attributes(form: &QueryInput) -> Result<Vec<(String, PublishAttribute
     for entry in map.flat_list("entry").unwrap_or_default() {
         let name = entry.str("Name").unwrap_or_default().to_string();
         let Some(data_type) = entry.str("Value.DataType") else {
-            return Err(WireError::validation_error(format!(
-                "1 validation error detected: Value null at 'messageAttributes.{name}.member.dataType' failed to satisfy constraint: Member must not be null"
-            )));
+            let path = format!("messageAttributes.{name}.member.dataType");
+            return Err(WireError::validation_error(
+                coral::single(None, &path, "Member must not be null").0,
+            ));
         };
         let binary_value = match entry.str("Value.BinaryValue") {
             None => None,
@@ -107,7 +148,7 @@ fn message_attributes(form: &QueryInput) -> Result<Vec<(String, PublishAttribute
 
 fn publish_input(form: &QueryInput) -> Result<PublishInput, WireError> {
     Ok(PublishInput {
-        message: required(form, "Message")?.to_string(),
+        message: required(form, ["Message"])?[0].to_string(),
         subject: form.str("Subject").map(str::to_string),
         message_structure: form.str("MessageStructure").map(str::to_string),
         message_attributes: message_attributes(form)?,
@@ -150,27 +191,67 @@ fn subscriptions_xml(w: &mut XmlWriter, subs: &[SubscriptionSummary]) {
     w.close("Subscriptions");
 }
 
+impl Operation {
+    /// Whether the operation reads only (its answer needs no storage commit).
+    fn is_read(self) -> bool {
+        matches!(
+            self,
+            Operation::ListTopics
+                | Operation::GetTopicAttributes
+                | Operation::ListSubscriptions
+                | Operation::ListSubscriptionsByTopic
+                | Operation::GetSubscriptionAttributes
+                | Operation::ListTagsForResource
+        )
+    }
+}
+
 async fn dispatch(
     app: &App,
     req: &AwsRequest,
     form: &QueryInput,
-    action: &str,
+    op: Operation,
+) -> Result<String, WireError> {
+    let body = match op {
+        Operation::Subscribe
+        | Operation::ConfirmSubscription
+        | Operation::Unsubscribe
+        | Operation::ListSubscriptions
+        | Operation::ListSubscriptionsByTopic
+        | Operation::GetSubscriptionAttributes
+        | Operation::SetSubscriptionAttributes => subscription_operation(app, req, form, op)?,
+        Operation::Publish | Operation::PublishBatch => publish_operation(app, req, form, op)?,
+        _ => topic_operation(app, req, form, op)?,
+    };
+    if !op.is_read() {
+        app.storage.sync().await;
+    }
+    Ok(body)
+}
+
+/// The operations on topics and tags.
+fn topic_operation(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    op: Operation,
 ) -> Result<String, WireError> {
     let sns = &app.sns;
     let rid = &req.request_id;
-    let body = match action {
-        "CreateTopic" => {
-            let name = required(form, "Name")?;
+    let action = op.name();
+    let body = match op {
+        Operation::CreateTopic => {
+            let name = required(form, ["Name"])?[0];
             let arn = sns.create_topic(&req.scope, name, &attributes(form), &tags(form))?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("TopicArn", &arn);
             w.finish(rid)
         }
-        "DeleteTopic" => {
-            sns.delete_topic(required(form, "TopicArn")?)?;
+        Operation::DeleteTopic => {
+            sns.delete_topic(required(form, ["TopicArn"])?[0])?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "ListTopics" => {
+        Operation::ListTopics => {
             let (arns, token) = sns.list_topics(&req.scope, form.str("NextToken"))?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.open("Topics");
@@ -179,26 +260,67 @@ async fn dispatch(
             }
             w.close("Topics");
             w.opt_elem("NextToken", token.as_deref());
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
-        "GetTopicAttributes" => {
-            let attrs = sns.get_topic_attributes(required(form, "TopicArn")?)?;
+        Operation::GetTopicAttributes => {
+            let attrs = sns.get_topic_attributes(required(form, ["TopicArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
-        "SetTopicAttributes" => {
+        Operation::SetTopicAttributes => {
+            let [topic_arn, name] = required(form, ["TopicArn", "AttributeName"])?;
             sns.set_topic_attributes(
-                required(form, "TopicArn")?,
-                required(form, "AttributeName")?,
+                topic_arn,
+                name,
                 form.str("AttributeValue").unwrap_or_default(),
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "Subscribe" => {
+        Operation::TagResource => {
+            let [arn] = required(form, ["ResourceArn"])?;
+            sns.tag_resource(arn, &tags(form))?;
+            XmlWriter::response(action, XMLNS).finish(rid)
+        }
+        Operation::UntagResource => {
+            let keys = form.list("TagKeys").unwrap_or_default();
+            sns.untag_resource(required(form, ["ResourceArn"])?[0], &keys)?;
+            XmlWriter::response(action, XMLNS).finish(rid)
+        }
+        Operation::ListTagsForResource => {
+            let tags = sns.list_tags_for_resource(required(form, ["ResourceArn"])?[0])?;
+            let mut w = XmlWriter::response(action, XMLNS);
+            w.open("Tags");
+            for (k, v) in &tags {
+                w.open("member")
+                    .elem("Key", k)
+                    .elem("Value", v)
+                    .close("member");
+            }
+            w.close("Tags");
+            w.finish(rid)
+        }
+        _ => return Err(WireError::not_implemented("SNS", action, "InvalidAction")),
+    };
+    Ok(body)
+}
+
+/// The operations on subscriptions.
+fn subscription_operation(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    op: Operation,
+) -> Result<String, WireError> {
+    let sns = &app.sns;
+    let rid = &req.request_id;
+    let action = op.name();
+    let body = match op {
+        Operation::Subscribe => {
+            let [topic_arn, protocol] = required(form, ["TopicArn", "Protocol"])?;
             let input = SubscribeInput {
-                topic_arn: required(form, "TopicArn")?.to_string(),
-                protocol: required(form, "Protocol")?.to_string(),
+                topic_arn: topic_arn.to_string(),
+                protocol: protocol.to_string(),
                 endpoint: form.str("Endpoint").unwrap_or_default().to_string(),
                 attributes: attributes(form),
                 return_subscription_arn: form.bool("ReturnSubscriptionArn")?.unwrap_or(false),
@@ -208,47 +330,66 @@ async fn dispatch(
             w.elem("SubscriptionArn", &arn);
             w.finish(rid)
         }
-        "ConfirmSubscription" => {
-            let arn =
-                sns.confirm_subscription(required(form, "TopicArn")?, required(form, "Token")?)?;
+        Operation::ConfirmSubscription => {
+            let [topic_arn, token] = required(form, ["TopicArn", "Token"])?;
+            let arn = sns.confirm_subscription(topic_arn, token)?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("SubscriptionArn", &arn);
             w.finish(rid)
         }
-        "Unsubscribe" => {
-            sns.unsubscribe(form.str("SubscriptionArn").unwrap_or_default())?;
+        Operation::Unsubscribe => {
+            sns.unsubscribe(required(form, ["SubscriptionArn"])?[0])?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "ListSubscriptions" => {
+        Operation::ListSubscriptions => {
             let (subs, token) = sns.list_subscriptions(&req.scope, form.str("NextToken"))?;
             let mut w = XmlWriter::response(action, XMLNS);
             subscriptions_xml(&mut w, &subs);
             w.opt_elem("NextToken", token.as_deref());
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
-        "ListSubscriptionsByTopic" => {
-            let (subs, token) = sns
-                .list_subscriptions_by_topic(required(form, "TopicArn")?, form.str("NextToken"))?;
+        Operation::ListSubscriptionsByTopic => {
+            let (subs, token) = sns.list_subscriptions_by_topic(
+                required(form, ["TopicArn"])?[0],
+                form.str("NextToken"),
+            )?;
             let mut w = XmlWriter::response(action, XMLNS);
             subscriptions_xml(&mut w, &subs);
             w.opt_elem("NextToken", token.as_deref());
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
-        "GetSubscriptionAttributes" => {
-            let attrs = sns.get_subscription_attributes(required(form, "SubscriptionArn")?)?;
+        Operation::GetSubscriptionAttributes => {
+            let attrs = sns.get_subscription_attributes(required(form, ["SubscriptionArn"])?[0])?;
             let mut w = XmlWriter::response(action, XMLNS);
             map_xml(&mut w, "Attributes", &attrs);
-            return Ok(w.finish(rid));
+            w.finish(rid)
         }
-        "SetSubscriptionAttributes" => {
+        Operation::SetSubscriptionAttributes => {
+            let [arn, name] = required(form, ["SubscriptionArn", "AttributeName"])?;
             sns.set_subscription_attributes(
-                required(form, "SubscriptionArn")?,
-                required(form, "AttributeName")?,
+                arn,
+                name,
                 form.str("AttributeValue").unwrap_or_default(),
             )?;
             XmlWriter::bare(action, XMLNS).finish(rid)
         }
-        "Publish" => {
+        _ => return Err(WireError::not_implemented("SNS", action, "InvalidAction")),
+    };
+    Ok(body)
+}
+
+/// Publish and PublishBatch.
+fn publish_operation(
+    app: &App,
+    req: &AwsRequest,
+    form: &QueryInput,
+    op: Operation,
+) -> Result<String, WireError> {
+    let sns = &app.sns;
+    let rid = &req.request_id;
+    let action = op.name();
+    let body = match op {
+        Operation::Publish => {
             if form.non_empty("PhoneNumber").is_some() {
                 return Err(sns::Error::invalid(
                     "PhoneNumber Reason: Cumulo does not deliver SMS; publish to a topic",
@@ -278,8 +419,8 @@ async fn dispatch(
             w.opt_elem("SequenceNumber", published.sequence_number.as_deref());
             w.finish(rid)
         }
-        "PublishBatch" => {
-            let topic_arn = required(form, "TopicArn")?;
+        Operation::PublishBatch => {
+            let topic_arn = required(form, ["TopicArn"])?[0];
             same_region(req, topic_arn)?;
             let entries = form
                 .struct_list("PublishBatchRequestEntries")
@@ -319,38 +460,7 @@ async fn dispatch(
             w.close("Failed");
             w.finish(rid)
         }
-        "TagResource" => {
-            sns.tag_resource(required(form, "ResourceArn")?, &tags(form))?;
-            XmlWriter::response(action, XMLNS).finish(rid)
-        }
-        "UntagResource" => {
-            let keys = form.list("TagKeys").unwrap_or_default();
-            sns.untag_resource(required(form, "ResourceArn")?, &keys)?;
-            XmlWriter::response(action, XMLNS).finish(rid)
-        }
-        "ListTagsForResource" => {
-            let tags = sns.list_tags_for_resource(required(form, "ResourceArn")?)?;
-            let mut w = XmlWriter::response(action, XMLNS);
-            w.open("Tags");
-            for (k, v) in &tags {
-                w.open("member")
-                    .elem("Key", k)
-                    .elem("Value", v)
-                    .close("member");
-            }
-            w.close("Tags");
-            return Ok(w.finish(rid));
-        }
-        "" => {
-            return Err(WireError::bad_request(
-                "MissingAction",
-                "The request must contain the parameter Action.",
-            ))
-        }
-        other => {
-            return Err(WireError::not_implemented("SNS", other, "InvalidAction"));
-        }
+        _ => return Err(WireError::not_implemented("SNS", action, "InvalidAction")),
     };
-    app.storage.sync().await;
     Ok(body)
 }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::app::App;
+use crate::coral::{self, Violations};
 use crate::protocol::error::{Protocol, WireError};
 use crate::protocol::json::{decode, operation as target_operation};
 use crate::protocol::{ok_response, AwsRequest};
@@ -32,22 +33,56 @@ impl From<ssm::Error> for WireError {
     }
 }
 
+super::operations! {
+    /// The Parameter Store operations Cumulo serves.
+    PutParameter,
+    GetParameter,
+    GetParameters,
+    GetParametersByPath,
+    DeleteParameter,
+    DeleteParameters,
+    DescribeParameters,
+    GetParameterHistory,
+    AddTagsToResource,
+    RemoveTagsFromResource,
+    ListTagsForResource,
+}
+
+/// Routes `X-Amz-Target: AmazonSSM.<Operation>` to an operation.
+fn route(req: &AwsRequest) -> Result<Operation, WireError> {
+    let name = target_operation(req, "AmazonSSM");
+    if name.is_empty() {
+        return Err(WireError::bad_request(
+            "UnknownOperationException",
+            "The request names no operation: send X-Amz-Target: AmazonSSM.<Operation>",
+        ));
+    }
+    Operation::from_name(&name)
+        .ok_or_else(|| WireError::not_implemented("SSM", &name, "UnknownOperationException"))
+}
+
 /// Handles one SSM request.
 pub async fn handle(app: &App, req: AwsRequest) -> Response {
-    let operation = target_operation(&req, "AmazonSSM");
-    match dispatch(app, &req, &operation).await {
+    let answer = match route(&req) {
+        Ok(op) => dispatch(app, &req, op).await,
+        Err(err) => Err(err),
+    };
+    match answer {
         Ok(body) => ok_response(CONTENT_TYPE, body.to_string(), &req.request_id),
         Err(err) => err.into_response(PROTOCOL, &req.request_id),
     }
 }
 
-fn required<'a>(value: &'a Option<String>, member: &str) -> Result<&'a str, WireError> {
-    value.as_deref().ok_or_else(|| {
-        ssm::Error::Validation(format!(
-            "1 validation error detected: Value null at '{member}' failed to satisfy constraint: Member must not be null"
-        ))
-        .into()
-    })
+/// The required members of an input, in its model's member order: their values, or one Coral
+/// message listing every missing one.
+fn required<'a, const N: usize>(
+    members: [(&str, &'a Option<String>); N],
+) -> Result<[&'a str; N], WireError> {
+    let mut v = Violations::default();
+    let values = members.map(|(path, value)| v.required(path, value.as_deref()));
+    v.finish()
+        .map_err(|e| WireError::from(ssm::Error::from(e)))?;
+    Ok(values.map(Option::unwrap_or_default))
 }
 
 fn parameter_json(p: &ParameterValue) -> Value {
@@ -187,67 +222,75 @@ struct TagsInput {
 }
 
 fn parameter_resource(input: &TagsInput) -> Result<&str, WireError> {
-    let kind = required(&input.resource_type, "resourceType")?;
+    let [kind, id] = required([
+        ("resourceType", &input.resource_type),
+        ("resourceId", &input.resource_id),
+    ])?;
     if kind != "Parameter" {
         return Err(WireError::bad_request(
             "InvalidResourceType",
             "The resource type is not valid. Cumulo's parameter store supports ResourceType Parameter.",
         ));
     }
-    required(&input.resource_id, "resourceId")
+    Ok(id)
 }
 
-async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value, WireError> {
+impl Operation {
+    /// Whether the operation reads only (its answer needs no storage commit).
+    fn is_read(self) -> bool {
+        matches!(
+            self,
+            Operation::GetParameter
+                | Operation::GetParameters
+                | Operation::GetParametersByPath
+                | Operation::DescribeParameters
+                | Operation::GetParameterHistory
+                | Operation::ListTagsForResource
+        )
+    }
+}
+
+async fn dispatch(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
+    if op.is_read() {
+        return read_operation(app, req, op);
+    }
+    let out = write_operation(app, req, op)?;
+    app.storage.sync().await;
+    Ok(out)
+}
+
+/// The operations that read parameters and tags.
+fn read_operation(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
     let ssm = &app.ssm;
     let scope = &req.scope;
-    let out = match operation {
-        "PutParameter" => {
-            let input: PutInput = decode(req)?;
-            let (version, tier) = ssm.put_parameter(
-                scope,
-                PutParameterInput {
-                    name: required(&input.name, "name")?.to_string(),
-                    value: required(&input.value, "value")?.to_string(),
-                    parameter_type: input.parameter_type,
-                    overwrite: input.overwrite.unwrap_or(false),
-                    description: input.description,
-                    allowed_pattern: input.allowed_pattern,
-                    key_id: input.key_id,
-                    tier: input.tier,
-                    data_type: input.data_type,
-                    tags: tag_map(input.tags),
-                },
-            )?;
-            json!({ "Version": version, "Tier": tier })
-        }
-        "GetParameter" => {
+    match op {
+        Operation::GetParameter => {
             let input: GetInput = decode(req)?;
             let p = ssm.read_parameter(
                 scope,
-                required(&input.name, "name")?,
+                required([("name", &input.name)])?[0],
                 input.with_decryption.unwrap_or(false),
             )?;
-            return Ok(json!({ "Parameter": parameter_json(&p) }));
+            Ok(json!({ "Parameter": parameter_json(&p) }))
         }
-        "GetParameters" => {
+        Operation::GetParameters => {
             let input: GetManyInput = decode(req)?;
-            let names = input.names.ok_or_else(|| {
-                WireError::from(ssm::Error::Validation(
-                    "1 validation error detected: Value null at 'names' failed to satisfy constraint: Member must not be null".to_string(),
-                ))
-            })?;
+            let Some(names) = input.names else {
+                let null = coral::single(None, "names", "Member must not be null");
+                return Err(ssm::Error::from(null).into());
+            };
             let (found, invalid) =
                 ssm.get_parameters(scope, &names, input.with_decryption.unwrap_or(false))?;
-            return Ok(json!({
+            Ok(json!({
                 "Parameters": found.iter().map(parameter_json).collect::<Vec<_>>(),
                 "InvalidParameters": invalid,
-            }));
+            }))
         }
-        "GetParametersByPath" => {
+        Operation::GetParametersByPath => {
             let input: ByPathInput = decode(req)?;
             let (found, token) = ssm.get_parameters_by_path(
                 scope,
-                required(&input.path, "path")?,
+                required([("path", &input.path)])?[0],
                 input.recursive.unwrap_or(false),
                 input.with_decryption.unwrap_or(false),
                 input.max_results,
@@ -261,20 +304,9 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
             if let Some(t) = token {
                 out.insert("NextToken".into(), json!(t));
             }
-            return Ok(Value::Object(out));
+            Ok(Value::Object(out))
         }
-        "DeleteParameter" => {
-            let input: GetInput = decode(req)?;
-            ssm.delete_parameter(scope, required(&input.name, "name")?)?;
-            json!({})
-        }
-        "DeleteParameters" => {
-            let input: GetManyInput = decode(req)?;
-            let (deleted, invalid) =
-                ssm.delete_parameters(scope, &input.names.unwrap_or_default())?;
-            json!({ "DeletedParameters": deleted, "InvalidParameters": invalid })
-        }
-        "DescribeParameters" => {
+        Operation::DescribeParameters => {
             let input: DescribeInput = decode(req)?;
             let mut filters: Vec<ParameterFilter> = Vec::new();
             for f in input.filters.unwrap_or_default() {
@@ -308,58 +340,96 @@ async fn dispatch(app: &App, req: &AwsRequest, operation: &str) -> Result<Value,
             if let Some(t) = token {
                 out.insert("NextToken".into(), json!(t));
             }
-            return Ok(Value::Object(out));
+            Ok(Value::Object(out))
         }
-        "GetParameterHistory" => {
+        Operation::GetParameterHistory => {
             let input: GetInput = decode(req)?;
-            let history = ssm.get_parameter_history(scope, required(&input.name, "name")?)?;
-            return Ok(json!({
+            let history =
+                ssm.get_parameter_history(scope, required([("name", &input.name)])?[0])?;
+            Ok(json!({
                 "Parameters": history
                     .iter()
                     .map(|m| metadata_json(m, &scope.account, true))
                     .collect::<Vec<_>>(),
-            }));
+            }))
         }
-        "AddTagsToResource" => {
-            let input: TagsInput = decode(req)?;
-            let name = parameter_resource(&input)?.to_string();
-            ssm.add_tags(scope, &name, &tag_map(input.tags))?;
-            json!({})
-        }
-        "RemoveTagsFromResource" => {
-            let input: TagsInput = decode(req)?;
-            let name = parameter_resource(&input)?.to_string();
-            ssm.remove_tags(scope, &name, &input.tag_keys.unwrap_or_default())?;
-            json!({})
-        }
-        "ListTagsForResource" => {
+        Operation::ListTagsForResource => {
             let input: TagsInput = decode(req)?;
             let name = parameter_resource(&input)?;
             let param = ssm
                 .get_parameter(scope, name)
                 .ok_or_else(|| WireError::from(ssm::Error::ParameterNotFound(name.to_string())))?;
-            return Ok(json!({
+            Ok(json!({
                 "TagList": param
                     .tags
                     .iter()
                     .map(|(k, v)| json!({ "Key": k, "Value": v }))
                     .collect::<Vec<_>>(),
-            }));
+            }))
         }
-        "" => {
-            return Err(WireError::bad_request(
-                "UnknownOperationException",
-                "The request names no operation: send X-Amz-Target: AmazonSSM.<Operation>",
-            ))
+        _ => Err(WireError::not_implemented(
+            "SSM",
+            op.name(),
+            "UnknownOperationException",
+        )),
+    }
+}
+
+/// The operations that change parameters and tags.
+fn write_operation(app: &App, req: &AwsRequest, op: Operation) -> Result<Value, WireError> {
+    let ssm = &app.ssm;
+    let scope = &req.scope;
+    let out = match op {
+        Operation::PutParameter => {
+            let input: PutInput = decode(req)?;
+            let [name, value] = required([("name", &input.name), ("value", &input.value)])?;
+            let (version, tier) = ssm.put_parameter(
+                scope,
+                PutParameterInput {
+                    name: name.to_string(),
+                    value: value.to_string(),
+                    parameter_type: input.parameter_type,
+                    overwrite: input.overwrite.unwrap_or(false),
+                    description: input.description,
+                    allowed_pattern: input.allowed_pattern,
+                    key_id: input.key_id,
+                    tier: input.tier,
+                    data_type: input.data_type,
+                    tags: tag_map(input.tags),
+                },
+            )?;
+            json!({ "Version": version, "Tier": tier })
         }
-        other => {
+        Operation::DeleteParameter => {
+            let input: GetInput = decode(req)?;
+            ssm.delete_parameter(scope, required([("name", &input.name)])?[0])?;
+            json!({})
+        }
+        Operation::DeleteParameters => {
+            let input: GetManyInput = decode(req)?;
+            let (deleted, invalid) =
+                ssm.delete_parameters(scope, &input.names.unwrap_or_default())?;
+            json!({ "DeletedParameters": deleted, "InvalidParameters": invalid })
+        }
+        Operation::AddTagsToResource => {
+            let input: TagsInput = decode(req)?;
+            let name = parameter_resource(&input)?.to_string();
+            ssm.add_tags(scope, &name, &tag_map(input.tags))?;
+            json!({})
+        }
+        Operation::RemoveTagsFromResource => {
+            let input: TagsInput = decode(req)?;
+            let name = parameter_resource(&input)?.to_string();
+            ssm.remove_tags(scope, &name, &input.tag_keys.unwrap_or_default())?;
+            json!({})
+        }
+        _ => {
             return Err(WireError::not_implemented(
                 "SSM",
-                other,
+                op.name(),
                 "UnknownOperationException",
             ))
         }
     };
-    app.storage.sync().await;
     Ok(out)
 }

@@ -45,12 +45,10 @@ impl Error {
     pub fn no_such_role(name: &str) -> Error {
         Error::NoSuchEntity(format!("The role with name {name} cannot be found."))
     }
+}
 
-    /// Coral's `1 validation error detected: Value '<v>' at '<member>' failed to satisfy
-    /// constraint: <constraint>`.
-    pub fn validation(value: &str, member: &str, constraint: &str) -> Error {
-        Error::Validation(format!(
-            "1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: {constraint}"
-        ))
+impl From<crate::coral::Invalid> for Error {
+    fn from(invalid: crate::coral::Invalid) -> Error {
+        Error::Validation(invalid.0)
     }
 }

@@ -12,7 +12,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -20,8 +20,10 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::Violations;
 use crate::ids::IdGen;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of roles, keyed `account/lower-case name`.
 pub const ROLES_TABLE: &str = "iam_roles";
@@ -156,21 +158,16 @@ fn is_name_char(c: char) -> bool {
 }
 
 fn check_name(name: &str, member: &str, max: usize) -> Result<(), Error> {
-    if name.is_empty() || name.chars().count() > max {
-        return Err(Error::validation(
-            name,
-            member,
-            &format!("Member must have length less than or equal to {max}"),
-        ));
-    }
-    if !name.chars().all(is_name_char) {
-        return Err(Error::validation(
-            name,
-            member,
-            "Member must satisfy regular expression pattern: [\\w+=,.@-]+",
-        ));
-    }
-    Ok(())
+    let mut v = Violations::default();
+    entity_name(&mut v, name, member, max);
+    Ok(v.finish()?)
+}
+
+/// A role or policy name: pattern `[\w+=,.@-]+`, then length `1..=max` (AWS's order).
+fn entity_name(v: &mut Violations, name: &str, member: &str, max: usize) {
+    let ok = !name.is_empty() && name.chars().all(is_name_char);
+    v.pattern(member, name, ok, "[\\w+=,.@-]+");
+    v.length(member, name, 1, Some(max));
 }
 
 fn check_path(path: &str) -> Result<(), Error> {
@@ -207,23 +204,12 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
             "The number of tags has reached the maximum limit of {MAX_TAGS}."
         )));
     }
-    for (k, v) in tags {
-        if k.is_empty() || k.chars().count() > 128 {
-            return Err(Error::validation(
-                k,
-                "tags.member.key",
-                "Member must have length less than or equal to 128",
-            ));
-        }
-        if v.chars().count() > 256 {
-            return Err(Error::validation(
-                v,
-                "tags.member.value",
-                "Member must have length less than or equal to 256",
-            ));
-        }
+    let mut v = Violations::default();
+    for (key, value) in tags {
+        v.length("tags.member.key", key, 1, Some(128));
+        v.length("tags.member.value", value, 0, Some(256));
     }
-    Ok(())
+    Ok(v.finish()?)
 }
 
 /// True for an AWS managed policy ARN (`arn:aws:iam::aws:policy/...`), which always exists.
@@ -259,10 +245,6 @@ impl Iam {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put_role(&self, role: &Role) {
         self.shared.storage.put(
             ROLES_TABLE,
@@ -273,7 +255,7 @@ impl Iam {
 
     /// Deletes every role and policy.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state.roles.clear();
         state.policies.clear();
     }
@@ -282,38 +264,24 @@ impl Iam {
     /// compare without case), `ValidationError` for the name, description or
     /// MaxSessionDuration (3600–43200), `InvalidInput` for a bad path, `MalformedPolicyDocument`.
     pub fn create_role(&self, account: &str, input: CreateRoleInput) -> Result<Role, Error> {
-        check_name(&input.role_name, "roleName", 64)?;
+        // Coral's checks of CreateRoleRequest, in its member order, all reported at once.
+        let mut v = Violations::default();
+        entity_name(&mut v, &input.role_name, "roleName", 64);
+        if let Some(d) = &input.description {
+            v.length("description", d, 0, Some(1000));
+        }
+        if let Some(m) = input.max_session_duration {
+            v.range("maxSessionDuration", m, 3600, 43_200);
+        }
+        v.finish()?;
         let path = input.path.unwrap_or_else(|| "/".to_string());
         check_path(&path)?;
         check_document(&input.assume_role_policy_document)?;
         let max_session_duration = input.max_session_duration.unwrap_or(3600);
-        if max_session_duration < 3600 {
-            return Err(Error::validation(
-                &max_session_duration.to_string(),
-                "maxSessionDuration",
-                "Member must have value greater than or equal to 3600",
-            ));
-        }
-        if max_session_duration > 43_200 {
-            return Err(Error::validation(
-                &max_session_duration.to_string(),
-                "maxSessionDuration",
-                "Member must have value less than or equal to 43200",
-            ));
-        }
-        if let Some(d) = &input.description {
-            if d.chars().count() > 1000 {
-                return Err(Error::validation(
-                    d,
-                    "description",
-                    "Member must have length less than or equal to 1000",
-                ));
-            }
-        }
         check_tags(&input.tags)?;
         let key = (account.to_string(), input.role_name.to_lowercase());
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.roles.contains_key(&key) {
             return Err(Error::EntityAlreadyExists(format!(
                 "Role with name {} already exists.",
@@ -347,7 +315,7 @@ impl Iam {
         f: impl FnOnce(&mut Role) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let key = (account.to_string(), role_name.to_lowercase());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let role = state
             .roles
             .get_mut(&key)
@@ -368,7 +336,7 @@ impl Iam {
     /// ListRoles: roles whose path starts with `path_prefix` (default `/`), by name.
     pub fn list_roles(&self, account: &str, path_prefix: Option<&str>) -> Vec<Role> {
         let prefix = path_prefix.unwrap_or("/");
-        self.lock()
+        lock(&self.shared.state)
             .roles
             .iter()
             .filter(|((a, _), r)| a == account && r.path.starts_with(prefix))
@@ -381,7 +349,7 @@ impl Iam {
     /// entity, must detach all policies first.").
     pub fn delete_role(&self, account: &str, role_name: &str) -> Result<(), Error> {
         let key = (account.to_string(), role_name.to_lowercase());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let role = state
             .roles
             .get(&key)
@@ -412,17 +380,9 @@ impl Iam {
         max_session_duration: Option<i64>,
     ) -> Result<(), Error> {
         if let Some(m) = max_session_duration {
-            if !(3600..=43_200).contains(&m) {
-                return Err(Error::validation(
-                    &m.to_string(),
-                    "maxSessionDuration",
-                    if m < 3600 {
-                        "Member must have value greater than or equal to 3600"
-                    } else {
-                        "Member must have value less than or equal to 43200"
-                    },
-                ));
-            }
+            let mut v = Violations::default();
+            v.range("maxSessionDuration", m, 3600, 43_200);
+            v.finish()?;
         }
         self.with_role(account, role_name, |r| {
             if let Some(d) = description {
@@ -514,7 +474,7 @@ impl Iam {
         policy_arn: &str,
     ) -> Result<(), Error> {
         let key = (account.to_string(), role_name.to_lowercase());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if !state.roles.contains_key(&key) {
             return Err(Error::no_such_role(role_name));
         }
@@ -608,7 +568,7 @@ impl Iam {
         check_document(&input.policy_document)?;
         check_tags(&input.tags)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let lower = input.policy_name.to_lowercase();
         let exists = state
             .policies
@@ -642,7 +602,7 @@ impl Iam {
 
     /// GetPolicy: `NoSuchEntity` "Policy <arn> does not exist or is not attachable."
     pub fn get_policy(&self, policy_arn: &str) -> Result<ManagedPolicy, Error> {
-        self.lock()
+        lock(&self.shared.state)
             .policies
             .get(policy_arn)
             .cloned()
@@ -658,7 +618,7 @@ impl Iam {
     pub fn update_policy_document(&self, policy_arn: &str, document: &str) -> Result<(), Error> {
         check_document(document)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let policy = state.policies.get_mut(policy_arn).ok_or_else(|| {
             Error::NoSuchEntity(format!(
                 "Policy {policy_arn} does not exist or is not attachable."
@@ -680,7 +640,7 @@ impl Iam {
 
     /// How many roles a managed policy is attached to (`AttachmentCount`).
     pub fn attachment_count(&self, policy_arn: &str) -> usize {
-        self.lock()
+        lock(&self.shared.state)
             .roles
             .values()
             .filter(|r| r.managed_policy_arns.iter().any(|a| a == policy_arn))
@@ -690,7 +650,7 @@ impl Iam {
     /// DeletePolicy: `DeleteConflict` "Cannot delete a policy attached to entities." while
     /// attached.
     pub fn delete_policy(&self, policy_arn: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if !state.policies.contains_key(policy_arn) {
             return Err(Error::NoSuchEntity(format!(
                 "Policy {policy_arn} does not exist or is not attachable."
@@ -712,7 +672,7 @@ impl Iam {
 
     /// ListPolicies (Scope=Local): this account's customer managed policies, by ARN.
     pub fn list_policies(&self, account: &str) -> Vec<ManagedPolicy> {
-        self.lock()
+        lock(&self.shared.state)
             .policies
             .values()
             .filter(|p| p.account == account)

@@ -59,7 +59,7 @@ fn create_role_errors() {
         ),
         (
             role("bad name"),
-            Error::validation(
+            validation(
                 "bad name",
                 "roleName",
                 "Member must satisfy regular expression pattern: [\\w+=,.@-]+",
@@ -67,7 +67,7 @@ fn create_role_errors() {
         ),
         (
             role(&"r".repeat(65)),
-            Error::validation(
+            validation(
                 &"r".repeat(65),
                 "roleName",
                 "Member must have length less than or equal to 64",
@@ -78,7 +78,7 @@ fn create_role_errors() {
                 max_session_duration: Some(43_201),
                 ..role("Long")
             },
-            Error::validation(
+            validation(
                 "43201",
                 "maxSessionDuration",
                 "Member must have value less than or equal to 43200",
@@ -89,7 +89,7 @@ fn create_role_errors() {
                 max_session_duration: Some(3599),
                 ..role("Short")
             },
-            Error::validation(
+            validation(
                 "3599",
                 "maxSessionDuration",
                 "Member must have value greater than or equal to 3600",
@@ -278,4 +278,28 @@ fn roles_and_policies_survive_a_restart_over_a_durable_store() {
         }
     );
     assert_eq!(after.get_policy(&policy.arn).unwrap(), policy);
+}
+
+fn validation(value: &str, member: &str, constraint: &str) -> Error {
+    Error::from(crate::coral::single(Some(value), member, constraint))
+}
+
+#[test]
+fn every_coral_violation_of_create_role_is_reported_pattern_before_length() {
+    let name = "bad name ".repeat(8);
+    let err = iam()
+        .create_role(
+            ACCOUNT,
+            CreateRoleInput {
+                max_session_duration: Some(60),
+                ..role(&name)
+            },
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::Validation(format!(
+            "3 validation errors detected: Value '{name}' at 'roleName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]+; Value '{name}' at 'roleName' failed to satisfy constraint: Member must have length less than or equal to 64; Value '60' at 'maxSessionDuration' failed to satisfy constraint: Member must have value greater than or equal to 3600"
+        ))
+    );
 }

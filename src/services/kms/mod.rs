@@ -13,7 +13,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
@@ -21,8 +21,10 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of keys, keyed `account/region/key id`.
 pub const KEYS_TABLE: &str = "kms_keys";
@@ -199,13 +201,6 @@ pub fn default_key_policy(account: &str) -> String {
 }
 
 fn check_policy(policy: &str) -> Result<(), Error> {
-    if policy.is_empty() || policy.chars().count() > 131_072 {
-        return Err(Error::validation(
-            policy,
-            "policy",
-            "Member must have length less than or equal to 131072",
-        ));
-    }
     match serde_json::from_str::<serde_json::Value>(policy) {
         Ok(v) if v.is_object() => Ok(()),
         _ => Err(Error::MalformedPolicyDocument(
@@ -228,23 +223,18 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
 
 /// Checks an `AliasName`: `alias/` then `[a-zA-Z0-9:/_-]+`, at most 256 characters.
 pub fn check_alias_name(name: &str) -> Result<(), Error> {
-    if name.is_empty() || name.chars().count() > 256 {
-        return Err(Error::validation(
-            name,
-            "aliasName",
-            "Member must have length less than or equal to 256",
-        ));
-    }
-    if !name
+    let mut v = Violations::default();
+    let chars_ok = name
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || ":/_-".contains(c))
-    {
-        return Err(Error::validation(
-            name,
-            "aliasName",
-            "Member must satisfy regular expression pattern: ^[a-zA-Z0-9:/_-]+$",
-        ));
-    }
+        .all(|c| c.is_ascii_alphanumeric() || ":/_-".contains(c));
+    v.pattern(
+        "aliasName",
+        name,
+        chars_ok && !name.is_empty(),
+        "^[a-zA-Z0-9:/_-]+$",
+    );
+    v.length("aliasName", name, 1, Some(256));
+    v.finish()?;
     if !name.starts_with("alias/") || name.len() == "alias/".len() {
         return Err(Error::Validation(
             "Alias must start with the prefix \"alias/\". Please see https://docs.aws.amazon.com/kms/latest/developerguide/kms-alias.html".to_string(),
@@ -297,10 +287,6 @@ impl Kms {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put_key(&self, key: &Key) {
         self.shared.storage.put(
             KEYS_TABLE,
@@ -319,7 +305,7 @@ impl Kms {
 
     /// Deletes every key and alias.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state.keys.clear();
         state.aliases.clear();
     }
@@ -328,32 +314,27 @@ impl Kms {
     /// the description; `MalformedPolicyDocumentException` for a policy that is not a JSON
     /// object; `TagException`.
     pub fn create_key(&self, scope: &Scope, input: CreateKeyInput) -> Result<Key, Error> {
+        // Coral's checks, in CreateKeyRequest's member order, all reported at once.
+        let mut v = Violations::default();
+        if let Some(policy) = &input.policy {
+            v.length("policy", policy, 1, Some(131_072));
+        }
+        if let Some(d) = &input.description {
+            v.length("description", d, 0, Some(8192));
+        }
+        if let Some(usage) = &input.key_usage {
+            v.one_of("keyUsage", usage, KEY_USAGES);
+        }
+        if let Some(spec) = &input.key_spec {
+            v.one_of("keySpec", spec, KEY_SPECS);
+        }
+        v.finish()?;
         let key_usage = input
             .key_usage
             .unwrap_or_else(|| "ENCRYPT_DECRYPT".to_string());
-        if !KEY_USAGES.contains(&key_usage.as_str()) {
-            return Err(Error::validation(
-                &key_usage,
-                "keyUsage",
-                &format!(
-                    "Member must satisfy enum value set: [{}]",
-                    KEY_USAGES.join(", ")
-                ),
-            ));
-        }
         let key_spec = input
             .key_spec
             .unwrap_or_else(|| "SYMMETRIC_DEFAULT".to_string());
-        if !KEY_SPECS.contains(&key_spec.as_str()) {
-            return Err(Error::validation(
-                &key_spec,
-                "keySpec",
-                &format!(
-                    "Member must satisfy enum value set: [{}]",
-                    KEY_SPECS.join(", ")
-                ),
-            ));
-        }
         let fits = match key_usage.as_str() {
             "ENCRYPT_DECRYPT" => {
                 key_spec == "SYMMETRIC_DEFAULT" || key_spec.starts_with("RSA_") || key_spec == "SM2"
@@ -373,13 +354,6 @@ impl Kms {
             )));
         }
         let description = input.description.unwrap_or_default();
-        if description.chars().count() > 8192 {
-            return Err(Error::validation(
-                &description,
-                "description",
-                "Member must have length less than or equal to 8192",
-            ));
-        }
         let policy = input
             .policy
             .unwrap_or_else(|| default_key_policy(&scope.account));
@@ -409,7 +383,7 @@ impl Kms {
             deletion_date: None,
             tags: input.tags,
         };
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         self.put_key(&key);
         state
             .keys
@@ -457,7 +431,7 @@ impl Kms {
         key: &str,
         f: impl FnOnce(&mut Key) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let id = Self::resolve(&state, scope, key)?;
         let k = state
             .keys
@@ -494,13 +468,9 @@ impl Kms {
         key: &str,
         description: &str,
     ) -> Result<(), Error> {
-        if description.chars().count() > 8192 {
-            return Err(Error::validation(
-                description,
-                "description",
-                "Member must have length less than or equal to 8192",
-            ));
-        }
+        let mut v = Violations::default();
+        v.length("description", description, 0, Some(8192));
+        v.finish()?;
         self.with_key(scope, key, |k| {
             Self::pending(k)?;
             k.description = description.to_string();
@@ -541,17 +511,9 @@ impl Kms {
         period_in_days: Option<i64>,
     ) -> Result<(), Error> {
         if let Some(p) = period_in_days {
-            if !(90..=2560).contains(&p) {
-                return Err(Error::validation(
-                    &p.to_string(),
-                    "rotationPeriodInDays",
-                    if p < 90 {
-                        "Member must have value greater than or equal to 90"
-                    } else {
-                        "Member must have value less than or equal to 2560"
-                    },
-                ));
-            }
+            let mut v = Violations::default();
+            v.range("rotationPeriodInDays", p, 90, 2560);
+            v.finish()?;
         }
         self.with_key(scope, key, |k| {
             Self::pending(k)?;
@@ -576,17 +538,9 @@ impl Kms {
         pending_window_in_days: Option<i64>,
     ) -> Result<DateTime<Utc>, Error> {
         let days = pending_window_in_days.unwrap_or(30);
-        if !(7..=30).contains(&days) {
-            return Err(Error::validation(
-                &days.to_string(),
-                "pendingWindowInDays",
-                if days < 7 {
-                    "Member must have value greater than or equal to 7"
-                } else {
-                    "Member must have value less than or equal to 30"
-                },
-            ));
-        }
+        let mut v = Violations::default();
+        v.range("pendingWindowInDays", days, 7, 30);
+        v.finish()?;
         let now = self.shared.clock.now();
         self.with_key(scope, key, |k| {
             Self::pending(k)?;
@@ -636,7 +590,7 @@ impl Kms {
     ) -> Result<Alias, Error> {
         check_alias_name(alias_name)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let alias_arn = scope.arn("kms", alias_name);
         if state
             .aliases
@@ -674,7 +628,7 @@ impl Kms {
 
     /// The alias `alias_name` (`NotFoundException` "Alias <arn> is not found.").
     pub fn get_alias(&self, scope: &Scope, alias_name: &str) -> Result<Alias, Error> {
-        self.lock()
+        lock(&self.shared.state)
             .aliases
             .get(&(scope.clone(), alias_name.to_string()))
             .cloned()
@@ -688,7 +642,7 @@ impl Kms {
         alias_name: &str,
         target_key_id: &str,
     ) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let id = Self::resolve(&state, scope, target_key_id)?;
         if let Some(k) = state.keys.get(&(scope.clone(), id.clone())) {
             Self::pending(k)?;
@@ -705,7 +659,7 @@ impl Kms {
 
     /// DeleteAlias (`NotFoundException` when absent).
     pub fn delete_alias(&self, scope: &Scope, alias_name: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state
             .aliases
             .remove(&(scope.clone(), alias_name.to_string()))
@@ -722,7 +676,7 @@ impl Kms {
 
     /// ListAliases of `scope`, by name.
     pub fn list_aliases(&self, scope: &Scope) -> Vec<Alias> {
-        self.lock()
+        lock(&self.shared.state)
             .aliases
             .iter()
             .filter(|((s, _), _)| s == scope)

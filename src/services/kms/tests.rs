@@ -264,3 +264,27 @@ fn a_new_store_over_the_same_storage_reloads_keys_and_aliases() {
     );
     assert_eq!(second.list_aliases(&scope()).len(), 1);
 }
+
+#[test]
+fn every_coral_violation_of_create_key_is_reported() {
+    let err = kms()
+        .create_key(
+            &scope(),
+            CreateKeyInput {
+                description: Some("d".repeat(8193)),
+                key_usage: Some("SHRED".into()),
+                key_spec: Some("AES".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    let Error::Validation(message) = err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        message.starts_with("3 validation errors detected: Value 'ddd"),
+        "{message}"
+    );
+    assert!(message.contains("at 'description' failed to satisfy constraint: Member must have length less than or equal to 8192; Value 'SHRED' at 'keyUsage' failed to satisfy constraint: Member must satisfy enum value set: ["), "{message}");
+    assert!(message.contains("]; Value 'AES' at 'keySpec' failed to satisfy constraint: Member must satisfy enum value set: ["), "{message}");
+}

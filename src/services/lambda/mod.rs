@@ -14,10 +14,11 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -25,9 +26,11 @@ use sha2::{Digest, Sha256};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::services::iam::{self, Iam};
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of functions, keyed `account/region/name`.
 pub const FUNCTIONS_TABLE: &str = "lambda_functions";
@@ -310,159 +313,73 @@ pub fn function_name_of(name_or_arn: &str) -> &str {
     }
 }
 
-fn full_match(pattern: &str, text: &str) -> bool {
-    regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|re| re.is_match(text))
+fn whole(pattern: &str) -> Regex {
+    Regex::new(&format!("^(?:{pattern})$")).expect("a valid built-in pattern")
 }
 
-/// The Coral checks of CreateFunction / UpdateFunctionConfiguration members.
+static ROLE_RE: LazyLock<Regex> = LazyLock::new(|| whole(ROLE_PATTERN));
+static ACTION_RE: LazyLock<Regex> = LazyLock::new(|| whole(ACTION_PATTERN));
+static ACCOUNT_RE: LazyLock<Regex> = LazyLock::new(|| whole(r"\d{12}"));
+
+/// `FunctionName`'s model pattern (names, ARNs and partial ARNs).
+const FUNCTION_NAME_PATTERN: &str = "(arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?";
+/// AddPermission's `Action` pattern.
+const ACTION_PATTERN: &str = r"(lambda:[*]|lambda:[a-zA-Z]+|[*])";
+
+/// The Coral checks of CreateFunction / UpdateFunctionConfiguration members, every violation
+/// reported at once.
 fn check_configuration(input: &CreateFunctionInput, verb: &str) -> Result<(), Error> {
+    let mut v = Violations::default();
     let name = &input.function_name;
-    if name.is_empty() || name.chars().count() > MAX_NAME {
-        return Err(Error::validation(
-            name,
-            "functionName",
-            &format!("Member must have length less than or equal to {MAX_NAME}"),
-        ));
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        return Err(Error::validation(
-            name,
-            "functionName",
-            "Member must satisfy regular expression pattern: (arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?",
-        ));
-    }
+    let name_ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    v.pattern("functionName", name, name_ok, FUNCTION_NAME_PATTERN);
+    v.length("functionName", name, 1, Some(MAX_NAME));
     if let Some(runtime) = &input.runtime {
-        if !RUNTIMES.contains(&runtime.as_str()) {
-            return Err(Error::validation(
-                runtime,
-                "runtime",
-                &format!(
-                    "Member must satisfy enum value set: [{}]",
-                    RUNTIMES.join(", ")
-                ),
-            ));
-        }
+        v.one_of("runtime", runtime, RUNTIMES);
     }
-    if !full_match(ROLE_PATTERN, &input.role) {
-        return Err(Error::validation(
-            &input.role,
-            "role",
-            &format!("Member must satisfy regular expression pattern: {ROLE_PATTERN}"),
-        ));
-    }
+    v.pattern(
+        "role",
+        &input.role,
+        ROLE_RE.is_match(&input.role),
+        ROLE_PATTERN,
+    );
     if let Some(handler) = &input.handler {
-        if handler.chars().count() > 128 {
-            return Err(Error::validation(
-                handler,
-                "handler",
-                "Member must have length less than or equal to 128",
-            ));
-        }
-        if handler.chars().any(char::is_whitespace) {
-            return Err(Error::validation(
-                handler,
-                "handler",
-                "Member must satisfy regular expression pattern: [^\\s]+",
-            ));
-        }
+        let ok = !handler.chars().any(char::is_whitespace);
+        v.pattern("handler", handler, ok, "[^\\s]+");
+        v.length("handler", handler, 0, Some(128));
     }
     if let Some(d) = &input.description {
-        if d.chars().count() > 256 {
-            return Err(Error::validation(
-                d,
-                "description",
-                "Member must have length less than or equal to 256",
-            ));
-        }
+        v.length("description", d, 0, Some(256));
     }
     if let Some(t) = input.timeout {
-        if t < 1 {
-            return Err(Error::validation(
-                &t.to_string(),
-                "timeout",
-                "Member must have value greater than or equal to 1",
-            ));
-        }
-        if t > MAX_TIMEOUT {
-            return Err(Error::validation(
-                &t.to_string(),
-                "timeout",
-                &format!("Member must have value less than or equal to {MAX_TIMEOUT}"),
-            ));
-        }
+        v.range("timeout", t, 1, MAX_TIMEOUT);
     }
     if let Some(m) = input.memory_size {
-        if m < MEMORY_RANGE.0 {
-            return Err(Error::validation(
-                &m.to_string(),
-                "memorySize",
-                &format!(
-                    "Member must have value greater than or equal to {}",
-                    MEMORY_RANGE.0
-                ),
-            ));
-        }
-        if m > MEMORY_RANGE.1 {
-            return Err(Error::validation(
-                &m.to_string(),
-                "memorySize",
-                &format!(
-                    "Member must have value less than or equal to {}",
-                    MEMORY_RANGE.1
-                ),
-            ));
-        }
+        v.range("memorySize", m, MEMORY_RANGE.0, MEMORY_RANGE.1);
     }
     if let Some(p) = &input.package_type {
-        if p != "Zip" && p != "Image" {
-            return Err(Error::validation(
-                p,
-                "packageType",
-                "Member must satisfy enum value set: [Zip, Image]",
-            ));
-        }
-    }
-    if let Some(s) = input.ephemeral_storage {
-        if !(512..=10_240).contains(&s) {
-            return Err(Error::validation(
-                &s.to_string(),
-                "ephemeralStorage.size",
-                if s < 512 {
-                    "Member must have value greater than or equal to 512"
-                } else {
-                    "Member must have value less than or equal to 10240"
-                },
-            ));
-        }
+        v.one_of("packageType", p, &["Zip", "Image"]);
     }
     if let Some(mode) = &input.tracing_mode {
-        if mode != "Active" && mode != "PassThrough" {
-            return Err(Error::validation(
-                mode,
-                "tracingConfig.mode",
-                "Member must satisfy enum value set: [Active, PassThrough]",
-            ));
-        }
+        v.one_of("tracingConfig.mode", mode, &["Active", "PassThrough"]);
     }
-    for a in &input.architectures {
-        if a != "x86_64" && a != "arm64" {
-            return Err(Error::validation(
-                &format!("[{a}]"),
-                "architectures",
-                "Member must satisfy constraint: [Member must satisfy enum value set: [x86_64, arm64]]",
-            ));
-        }
-    }
+    v.each_one_of("architectures", &input.architectures, &["x86_64", "arm64"]);
     if input.architectures.len() > 1 {
-        return Err(Error::validation(
-            &format!("[{}]", input.architectures.join(", ")),
+        v.list_length(
             "architectures",
-            "Member must have length less than or equal to 1",
-        ));
+            &format!("[{}]", input.architectures.join(", ")),
+            input.architectures.len(),
+            1,
+            1,
+        );
     }
+    if let Some(s) = input.ephemeral_storage {
+        v.range("ephemeralStorage.size", s, 512, 10_240);
+    }
+    v.finish()?;
     if input.tags.len() > MAX_TAGS {
         return Err(Error::InvalidParameterValue(format!(
             "Number of tags exceeds resource tag limit ({MAX_TAGS})."
@@ -529,10 +446,6 @@ impl Lambda {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put(&self, f: &Function) {
         let scope = Scope::new(f.account.clone(), f.region.clone());
         self.shared
@@ -542,7 +455,7 @@ impl Lambda {
 
     /// Deletes every function.
     pub fn reset(&self) {
-        self.lock().functions.clear();
+        lock(&self.shared.state).functions.clear();
     }
 
     /// Lambda assumes the execution role at creation: a role of this account must exist and
@@ -588,7 +501,7 @@ impl Lambda {
         let (code_sha256, code_size) = code_hash(&input.code);
         let now = self.shared.clock.now();
         let key = (scope.clone(), input.function_name.clone());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.functions.contains_key(&key) {
             return Err(Error::ResourceConflict(format!(
                 "Function already exist: {}",
@@ -644,7 +557,7 @@ impl Lambda {
         f: impl FnOnce(&mut Function) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let name = function_name_of(name_or_arn);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let func = state
             .functions
             .get_mut(&(scope.clone(), name.to_string()))
@@ -666,7 +579,7 @@ impl Lambda {
 
     /// ListFunctions of `scope`, by name.
     pub fn list_functions(&self, scope: &Scope) -> Vec<Function> {
-        self.lock()
+        lock(&self.shared.state)
             .functions
             .iter()
             .filter(|((s, _), _)| s == scope)
@@ -724,7 +637,7 @@ impl Lambda {
     /// DeleteFunction (`ResourceNotFoundException` when absent).
     pub fn delete_function(&self, scope: &Scope, name_or_arn: &str) -> Result<(), Error> {
         let name = function_name_of(name_or_arn);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state
             .functions
             .remove(&(scope.clone(), name.to_string()))
@@ -784,55 +697,29 @@ impl Lambda {
         input: AddPermissionInput,
     ) -> Result<String, Error> {
         let sid = &input.statement_id;
-        if sid.is_empty() || sid.chars().count() > 100 {
-            return Err(Error::validation(
-                sid,
-                "statementId",
-                "Member must have length less than or equal to 100",
-            ));
-        }
-        if !sid
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(Error::validation(
-                sid,
-                "statementId",
-                "Member must satisfy regular expression pattern: ([a-zA-Z0-9-_]+)",
-            ));
-        }
-        if !full_match(r"(lambda:[*]|lambda:[a-zA-Z]+|[*])", &input.action) {
-            return Err(Error::validation(
-                &input.action,
-                "action",
-                "Member must satisfy regular expression pattern: (lambda:[*]|lambda:[a-zA-Z]+|[*])",
-            ));
-        }
-        if input.principal.is_empty() || input.principal.chars().any(char::is_whitespace) {
-            return Err(Error::validation(
-                &input.principal,
-                "principal",
-                "Member must satisfy regular expression pattern: [^\\s]+",
-            ));
-        }
+        let mut v = Violations::default();
+        let sid_ok = !sid.is_empty()
+            && sid
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        v.pattern("statementId", sid, sid_ok, "([a-zA-Z0-9-_]+)");
+        v.length("statementId", sid, 1, Some(100));
+        v.pattern(
+            "action",
+            &input.action,
+            ACTION_RE.is_match(&input.action),
+            ACTION_PATTERN,
+        );
+        let principal_ok =
+            !input.principal.is_empty() && !input.principal.chars().any(char::is_whitespace);
+        v.pattern("principal", &input.principal, principal_ok, "[^\\s]+");
         if let Some(a) = &input.source_account {
-            if !full_match(r"\d{12}", a) {
-                return Err(Error::validation(
-                    a,
-                    "sourceAccount",
-                    "Member must satisfy regular expression pattern: \\d{12}",
-                ));
-            }
+            v.pattern("sourceAccount", a, ACCOUNT_RE.is_match(a), "\\d{12}");
         }
         if let Some(t) = &input.function_url_auth_type {
-            if t != "NONE" && t != "AWS_IAM" {
-                return Err(Error::validation(
-                    t,
-                    "functionUrlAuthType",
-                    "Member must satisfy enum value set: [NONE, AWS_IAM]",
-                ));
-            }
+            v.one_of("functionUrlAuthType", t, &["NONE", "AWS_IAM"]);
         }
+        v.finish()?;
         self.with_function(scope, name_or_arn, |f| {
             if f.policy.iter().any(|s| s.sid == input.statement_id) {
                 return Err(Error::ResourceConflict(

@@ -33,12 +33,10 @@ impl Error {
     pub fn log_group_not_found() -> Error {
         Error::ResourceNotFound("The specified log group does not exist.".to_string())
     }
+}
 
-    /// Coral's `1 validation error detected: Value '<v>' at '<member>' failed to satisfy
-    /// constraint: <constraint>`.
-    pub fn validation(value: &str, member: &str, constraint: &str) -> Error {
-        Error::Validation(format!(
-            "1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: {constraint}"
-        ))
+impl From<crate::coral::Invalid> for Error {
+    fn from(invalid: crate::coral::Invalid) -> Error {
+        Error::Validation(invalid.0)
     }
 }

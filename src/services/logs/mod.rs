@@ -10,7 +10,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,8 +18,10 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::{self, Violations};
 use crate::ids::Scope;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of log groups, keyed `account/region/name`.
 pub const LOG_GROUPS_TABLE: &str = "logs_log_groups";
@@ -117,31 +119,19 @@ fn store_key(scope: &Scope, name: &str) -> String {
 
 /// Checks a `logGroupName` (length 1–512, pattern `[\.\-_/#A-Za-z0-9]+`), Coral wording.
 pub fn check_log_group_name(name: &str) -> Result<(), Error> {
-    if name.is_empty() {
-        return Err(Error::validation(
-            name,
-            "logGroupName",
-            "Member must have length greater than or equal to 1",
-        ));
-    }
-    if name.chars().count() > 512 {
-        return Err(Error::validation(
-            name,
-            "logGroupName",
-            "Member must have length less than or equal to 512",
-        ));
-    }
-    let ok = name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || ".-_/#".contains(c));
-    if !ok {
-        return Err(Error::validation(
-            name,
-            "logGroupName",
-            "Member must satisfy regular expression pattern: [\\.\\-_/#A-Za-z0-9]+",
-        ));
-    }
-    Ok(())
+    let mut v = Violations::default();
+    log_group_name(&mut v, name);
+    Ok(v.finish()?)
+}
+
+/// The `logGroupName` constraints, pattern before length (AWS's order).
+fn log_group_name(v: &mut Violations, name: &str) {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-_/#".contains(c));
+    v.pattern("logGroupName", name, ok, "[\\.\\-_/#A-Za-z0-9]+");
+    v.length("logGroupName", name, 1, Some(512));
 }
 
 /// Checks a `retentionInDays` value against [`RETENTION_DAYS`].
@@ -150,20 +140,22 @@ pub fn check_retention(days: i64) -> Result<(), Error> {
         return Ok(());
     }
     let set: Vec<String> = RETENTION_DAYS.iter().map(i64::to_string).collect();
-    Err(Error::validation(
-        &days.to_string(),
+    Err(coral::single(
+        Some(&days.to_string()),
         "retentionInDays",
         &format!("Member must satisfy enum value set: [{}]", set.join(", ")),
-    ))
+    )
+    .into())
 }
 
 fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), Error> {
     if tags.len() > MAX_TAGS {
-        return Err(Error::validation(
-            &format!("{tags:?}"),
+        return Err(coral::single(
+            Some(&format!("{tags:?}")),
             "tags",
             &format!("Member must have length less than or equal to {MAX_TAGS}"),
-        ));
+        )
+        .into());
     }
     for (k, v) in tags {
         if k.is_empty() || k.chars().count() > 128 {
@@ -205,10 +197,6 @@ impl Logs {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put(&self, group: &LogGroup) {
         let scope = Scope::new(group.account.clone(), group.region.clone());
         self.shared.storage.put(
@@ -220,7 +208,7 @@ impl Logs {
 
     /// Deletes every log group.
     pub fn reset(&self) {
-        self.lock().groups.clear();
+        lock(&self.shared.state).groups.clear();
     }
 
     /// CreateLogGroup. Errors: `ResourceAlreadyExistsException` "The specified log group
@@ -231,24 +219,26 @@ impl Logs {
         scope: &Scope,
         input: CreateLogGroupInput,
     ) -> Result<LogGroup, Error> {
-        check_log_group_name(&input.log_group_name)?;
+        // Coral's checks of CreateLogGroupRequest, all reported at once.
+        let mut v = Violations::default();
+        log_group_name(&mut v, &input.log_group_name);
+        if let Some(key) = &input.kms_key_id {
+            v.length("kmsKeyId", key, 0, Some(256));
+        }
+        if let Some(class) = &input.log_group_class {
+            v.one_of("logGroupClass", class, LOG_GROUP_CLASSES);
+        }
+        v.finish()?;
         let class = input
             .log_group_class
             .unwrap_or_else(|| "STANDARD".to_string());
-        if !LOG_GROUP_CLASSES.contains(&class.as_str()) {
-            return Err(Error::validation(
-                &class,
-                "logGroupClass",
-                "Member must satisfy enum value set: [STANDARD, INFREQUENT_ACCESS, DELIVERY]",
-            ));
-        }
         if let Some(key) = &input.kms_key_id {
             check_kms_key(key)?;
         }
         check_tags(&input.tags)?;
         let now = self.shared.clock.now();
         let key = (scope.clone(), input.log_group_name.clone());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.groups.contains_key(&key) {
             return Err(Error::ResourceAlreadyExists(
                 "The specified log group already exists".to_string(),
@@ -276,7 +266,7 @@ impl Logs {
         name: &str,
         f: impl FnOnce(&mut LogGroup) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let group = state
             .groups
             .get_mut(&(scope.clone(), name.to_string()))
@@ -297,7 +287,7 @@ impl Logs {
 
     /// DescribeLogGroups: the log groups of `scope` whose name starts with `prefix`, by name.
     pub fn describe_log_groups(&self, scope: &Scope, prefix: Option<&str>) -> Vec<LogGroup> {
-        self.lock()
+        lock(&self.shared.state)
             .groups
             .iter()
             .filter(|((s, name), _)| s == scope && name.starts_with(prefix.unwrap_or("")))
@@ -308,7 +298,7 @@ impl Logs {
     /// DeleteLogGroup (`ResourceNotFoundException` when absent).
     pub fn delete_log_group(&self, scope: &Scope, name: &str) -> Result<(), Error> {
         let key = (scope.clone(), name.to_string());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.groups.remove(&key).is_none() {
             return Err(Error::log_group_not_found());
         }
@@ -402,13 +392,9 @@ impl Logs {
 
 /// A `kmsKeyId` must be a KMS key ARN of at most 256 characters.
 fn check_kms_key(key: &str) -> Result<(), Error> {
-    if key.chars().count() > 256 {
-        return Err(Error::validation(
-            key,
-            "kmsKeyId",
-            "Member must have length less than or equal to 256",
-        ));
-    }
+    let mut v = Violations::default();
+    v.length("kmsKeyId", key, 0, Some(256));
+    v.finish()?;
     if !(key.starts_with("arn:") && key.contains(":kms:")) {
         return Err(Error::InvalidParameter(format!(
             "Specified KMS key ARN is not valid: {key}"

@@ -21,8 +21,11 @@ fn names_are_checked_with_the_apis_words() {
     for ok in ["/aws/lambda/fn", "a.b-c_d#e", &"x".repeat(512)] {
         assert_eq!(check_log_group_name(ok), Ok(()), "{ok}");
     }
+    assert_eq!(
+        check_log_group_name("").unwrap_err().to_string(),
+        "2 validation errors detected: Value '' at 'logGroupName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\.\\-_/#A-Za-z0-9]+; Value '' at 'logGroupName' failed to satisfy constraint: Member must have length greater than or equal to 1"
+    );
     let cases = [
-        ("", "Member must have length greater than or equal to 1"),
         (
             "has space",
             "Member must satisfy regular expression pattern: [\\.\\-_/#A-Za-z0-9]+",
@@ -177,5 +180,22 @@ fn a_new_store_over_the_same_storage_reloads_log_groups() {
             .unwrap()
             .retention_in_days,
         Some(30)
+    );
+}
+
+#[test]
+fn every_coral_violation_of_create_log_group_is_reported() {
+    let err = logs()
+        .create_log_group(
+            &Scope::new("000000000000", "us-east-1"),
+            CreateLogGroupInput {
+                log_group_class: Some("COLD".into()),
+                ..input("has space")
+            },
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "2 validation errors detected: Value 'has space' at 'logGroupName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\.\\-_/#A-Za-z0-9]+; Value 'COLD' at 'logGroupClass' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, INFREQUENT_ACCESS, DELIVERY]"
     );
 }

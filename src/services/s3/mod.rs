@@ -11,7 +11,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -23,6 +23,7 @@ pub use error::Error;
 use crate::clock::Clock;
 use crate::ids::Scope;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of buckets (without objects), keyed by name.
 pub const BUCKETS_TABLE: &str = "s3_buckets";
@@ -249,13 +250,9 @@ impl S3 {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Deletes every bucket and object.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state.buckets.clear();
         state.objects.clear();
     }
@@ -294,7 +291,7 @@ impl S3 {
             }
         };
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(existing) = state.buckets.get(name) {
             if existing.account != scope.account {
                 return Err(Error::BucketAlreadyExists(name.to_string()));
@@ -318,7 +315,7 @@ impl S3 {
 
     /// HeadBucket / GetBucketLocation: the bucket (`NoSuchBucket` otherwise).
     pub fn head_bucket(&self, name: &str) -> Result<Bucket, Error> {
-        self.lock()
+        lock(&self.shared.state)
             .buckets
             .get(name)
             .cloned()
@@ -327,7 +324,7 @@ impl S3 {
 
     /// ListBuckets: the account's buckets, by name.
     pub fn list_buckets(&self, account: &str) -> Vec<Bucket> {
-        self.lock()
+        lock(&self.shared.state)
             .buckets
             .values()
             .filter(|b| b.account == account)
@@ -337,7 +334,7 @@ impl S3 {
 
     /// DeleteBucket: `BucketNotEmpty` while it holds objects.
     pub fn delete_bucket(&self, name: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if !state.buckets.contains_key(name) {
             return Err(Error::NoSuchBucket(name.to_string()));
         }
@@ -389,7 +386,7 @@ impl S3 {
             checksums: input.checksums,
             last_modified: now,
         };
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let objects = state
             .objects
             .get_mut(bucket)
@@ -403,7 +400,7 @@ impl S3 {
 
     /// HeadObject / GetObject: the object (`NoSuchBucket`, `NoSuchKey`).
     pub fn object(&self, bucket: &str, key: &str) -> Result<Object, Error> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let objects = state
             .objects
             .get(bucket)
@@ -422,7 +419,7 @@ impl S3 {
     /// DeleteObject: succeeds whether or not the key exists (`NoSuchBucket` for a missing
     /// bucket).
     pub fn delete_object(&self, bucket: &str, key: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let objects = state
             .objects
             .get_mut(bucket)
@@ -453,7 +450,7 @@ impl S3 {
         };
         let prefix = input.prefix.clone().unwrap_or_default();
         let delimiter = input.delimiter.clone().filter(|d| !d.is_empty());
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let objects = state
             .objects
             .get(bucket)

@@ -19,7 +19,7 @@ pub mod model;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use chrono::{DateTime, Duration, Utc};
@@ -33,6 +33,7 @@ use crate::clock::Clock;
 use crate::ids::{IdGen, Scope};
 use crate::services::sqs::{self, MessageAttributeValue, OutgoingMessage, Sqs};
 use crate::storage::Storage;
+use crate::sync::lock;
 use model::{
     check_arn, check_attributes, check_subscription_attribute, check_topic_attribute,
     check_topic_name, default_policy, protocol_needs_confirmation, Envelope,
@@ -171,10 +172,6 @@ impl Sns {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put_topic(&self, topic: &Topic) {
         self.shared.storage.put(TOPICS_TABLE, &topic.arn, topic);
     }
@@ -185,7 +182,7 @@ impl Sns {
 
     /// Deletes every topic and subscription.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         *state = State::default();
     }
 
@@ -224,7 +221,7 @@ impl Sns {
         }
         let tag_map = check_tags(tags)?;
         let arn = scope.arn("sns", name);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(existing) = state.topics.get(&arn) {
             let differs = settable
                 .iter()
@@ -261,7 +258,7 @@ impl Sns {
     /// DeleteTopic: the topic and its subscriptions. Deleting a missing topic succeeds (AWS).
     pub fn delete_topic(&self, topic_arn: &str) -> Result<(), Error> {
         check_arn(topic_arn, "TopicArn")?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(topic) = state.topics.remove(topic_arn) {
             for sub in &topic.subscriptions {
                 state.subscriptions.remove(sub);
@@ -275,7 +272,7 @@ impl Sns {
     /// The stored topic (NotFound "Topic does not exist").
     pub fn topic(&self, topic_arn: &str) -> Result<Topic, Error> {
         check_arn(topic_arn, "TopicArn")?;
-        self.lock()
+        lock(&self.shared.state)
             .topics
             .get(topic_arn)
             .cloned()
@@ -287,7 +284,7 @@ impl Sns {
     /// and every attribute set), sorted by name.
     pub fn get_topic_attributes(&self, topic_arn: &str) -> Result<BTreeMap<String, String>, Error> {
         check_arn(topic_arn, "TopicArn")?;
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let topic = state
             .topics
             .get(topic_arn)
@@ -333,7 +330,7 @@ impl Sns {
         value: &str,
     ) -> Result<(), Error> {
         check_arn(topic_arn, "TopicArn")?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let topic = state
             .topics
             .get_mut(topic_arn)
@@ -381,7 +378,7 @@ impl Sns {
             attributes.insert(k.clone(), v.clone());
         }
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let topic = state
             .topics
             .get(&input.topic_arn)
@@ -441,7 +438,7 @@ impl Sns {
     /// otherwise). Returns the subscription ARN.
     pub fn confirm_subscription(&self, topic_arn: &str, token: &str) -> Result<String, Error> {
         check_arn(topic_arn, "TopicArn")?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let topic = state
             .topics
             .get(topic_arn)
@@ -480,7 +477,7 @@ impl Sns {
         if n < 7 {
             return Err(Error::invalid("SubscriptionId"));
         }
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(sub) = state.subscriptions.remove(subscription_arn) {
             self.shared
                 .storage
@@ -499,7 +496,7 @@ impl Sns {
         subscription_arn: &str,
     ) -> Result<BTreeMap<String, String>, Error> {
         check_arn(subscription_arn, "SubscriptionArn")?;
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let sub = state
             .subscriptions
             .get(subscription_arn)
@@ -552,7 +549,7 @@ impl Sns {
     ) -> Result<(), Error> {
         check_arn(subscription_arn, "SubscriptionArn")?;
         check_subscription_attribute("", name, value)?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let sub = state
             .subscriptions
             .get_mut(subscription_arn)
@@ -572,8 +569,7 @@ impl Sns {
         scope: &Scope,
         next_token: Option<&str>,
     ) -> Result<(Vec<String>, Option<String>), Error> {
-        let arns: Vec<String> = self
-            .lock()
+        let arns: Vec<String> = lock(&self.shared.state)
             .topics
             .values()
             .filter(|t| t.account == scope.account && t.region == scope.region)
@@ -603,8 +599,7 @@ impl Sns {
         next_token: Option<&str>,
     ) -> Result<(Vec<SubscriptionSummary>, Option<String>), Error> {
         let prefix = format!("arn:aws:sns:{}:{}:", scope.region, scope.account);
-        let subs: Vec<SubscriptionSummary> = self
-            .lock()
+        let subs: Vec<SubscriptionSummary> = lock(&self.shared.state)
             .subscriptions
             .values()
             .filter(|s| s.topic_arn.starts_with(&prefix))
@@ -620,7 +615,7 @@ impl Sns {
         next_token: Option<&str>,
     ) -> Result<(Vec<SubscriptionSummary>, Option<String>), Error> {
         check_arn(topic_arn, "TopicArn")?;
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let topic = state
             .topics
             .get(topic_arn)
@@ -637,7 +632,7 @@ impl Sns {
     /// TagResource on a topic (ResourceNotFound "Resource does not exist" otherwise).
     pub fn tag_resource(&self, resource_arn: &str, tags: &[(String, String)]) -> Result<(), Error> {
         let tags = check_tags(tags)?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let topic = state
             .topics
             .get_mut(resource_arn)
@@ -656,7 +651,7 @@ impl Sns {
 
     /// UntagResource.
     pub fn untag_resource(&self, resource_arn: &str, keys: &[String]) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let topic = state
             .topics
             .get_mut(resource_arn)
@@ -673,7 +668,7 @@ impl Sns {
         &self,
         resource_arn: &str,
     ) -> Result<Vec<(String, String)>, Error> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let topic = state
             .topics
             .get(resource_arn)
@@ -694,7 +689,7 @@ impl Sns {
         validate_publish(&input)?;
         let now = self.shared.clock.now();
         let (published, topic_fifo, deliveries, group, dedup) = {
-            let mut state = self.lock();
+            let mut state = lock(&self.shared.state);
             let topic = state
                 .topics
                 .get(topic_arn)

@@ -19,7 +19,7 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use indexmap::IndexMap;
@@ -34,6 +34,7 @@ use crate::app::Endpoint;
 use crate::clock::Clock;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
+use crate::sync::lock;
 use model::{parse_bool, MAX_BATCH_ENTRIES, MAX_MESSAGE_SIZE, MAX_VISIBILITY_TIMEOUT};
 use queue::{QueueRecord, QueueState, ReceiveSpec, StoredMessage, MESSAGES_TABLE, QUEUES_TABLE};
 
@@ -260,10 +261,6 @@ impl Sqs {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn identity(&self, key: &QueueKey) -> Queue {
         Queue {
             name: key.name.clone(),
@@ -291,7 +288,7 @@ impl Sqs {
 
     /// Deletes every queue and message in every account and region.
     pub fn reset(&self) {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         for q in state.queues.values() {
             q.notify.notify_waiters();
         }
@@ -370,7 +367,7 @@ impl Sqs {
         check_tags(tags)?;
         let key = QueueKey::new(&scope.account, &scope.region, name);
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(existing) = state.queues.get(&key) {
             let current: IndexMap<&str, String> = existing
                 .record
@@ -416,7 +413,7 @@ impl Sqs {
     /// GetQueueUrl: the queue called `name` in `scope`.
     pub fn get_queue_url(&self, scope: &Scope, name: &str) -> Result<Queue, Error> {
         let key = QueueKey::new(&scope.account, &scope.region, name);
-        if self.lock().queues.contains_key(&key) {
+        if lock(&self.shared.state).queues.contains_key(&key) {
             Ok(self.identity(&key))
         } else {
             Err(Error::QueueDoesNotExist)
@@ -427,7 +424,7 @@ impl Sqs {
     /// malformed ARN).
     pub fn queue_by_arn(&self, queue_arn: &str) -> Result<Queue, Error> {
         let key = key_of(queue_arn)?;
-        if self.lock().queues.contains_key(&key) {
+        if lock(&self.shared.state).queues.contains_key(&key) {
             Ok(self.identity(&key))
         } else {
             Err(Error::QueueDoesNotExist)
@@ -437,7 +434,7 @@ impl Sqs {
     /// True when the queue is FIFO (`QueueDoesNotExist` when it does not exist).
     pub fn is_fifo(&self, queue_arn: &str) -> Result<bool, Error> {
         let key = key_of(queue_arn)?;
-        self.lock()
+        lock(&self.shared.state)
             .queues
             .get(&key)
             .map(QueueState::fifo)
@@ -448,7 +445,7 @@ impl Sqs {
     /// refuses a same-name CreateQueue meanwhile; Cumulo does not).
     pub fn delete_queue(&self, queue_arn: &str) -> Result<(), Error> {
         let key = key_of(queue_arn)?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let mut q = state.queues.remove(&key).ok_or(Error::QueueDoesNotExist)?;
         q.drop_messages(&self.shared.storage);
         self.shared.storage.delete(QUEUES_TABLE, &key.store_key());
@@ -471,7 +468,7 @@ impl Sqs {
             }
         }
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         q.tick(now, &self.shared.storage);
         let (visible, in_flight, delayed) = q.counts();
@@ -517,7 +514,7 @@ impl Sqs {
     ) -> Result<(), Error> {
         let key = key_of(queue_arn)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         let fifo = q.fifo();
         let mut config = q.record.attributes.clone();
@@ -559,7 +556,7 @@ impl Sqs {
     ) -> Result<SentMessage, Error> {
         let key = key_of(queue_arn)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         q.send(
             now,
@@ -588,7 +585,7 @@ impl Sqs {
             Err(e) => return (Err(e), Some(rider)),
         };
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = match state.queue_mut(&key) {
             Ok(q) => q,
             Err(e) => return (Err(e), Some(rider)),
@@ -624,7 +621,7 @@ impl Sqs {
             )));
         }
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         // AWS refuses a FIFO batch as a whole (InvalidParameterValue, recorded) when an entry
         // lacks a group or a deduplication id, where SendMessage says MissingParameter.
@@ -680,7 +677,7 @@ impl Sqs {
     ) -> Result<(Vec<ReceivedMessage>, Option<chrono::DateTime<chrono::Utc>>), Error> {
         let now = self.shared.clock.now();
         let storage = &self.shared.storage;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(key)?;
         let visibility_timeout = input
             .visibility_timeout
@@ -748,7 +745,7 @@ impl Sqs {
             check_visibility_timeout(v)?;
         }
         let (notify, default_wait) = {
-            let mut state = self.lock();
+            let mut state = lock(&self.shared.state);
             let q = state.queue_mut(&key)?;
             (
                 q.notify.clone(),
@@ -786,7 +783,7 @@ impl Sqs {
     pub fn delete_message(&self, queue_arn: &str, receipt_handle: &str) -> Result<(), Error> {
         let key = key_of(queue_arn)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state
             .queue_mut(&key)?
             .delete(now, receipt_handle, &self.shared.storage)
@@ -801,7 +798,7 @@ impl Sqs {
         let key = key_of(queue_arn)?;
         check_batch(&entries, "DeleteMessageBatchRequestEntry")?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         Ok(entries
             .into_iter()
@@ -823,7 +820,7 @@ impl Sqs {
         let key = key_of(queue_arn)?;
         check_visibility_timeout(visibility_timeout)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         state.queue_mut(&key)?.change_visibility(
             now,
             receipt_handle,
@@ -841,7 +838,7 @@ impl Sqs {
         let key = key_of(queue_arn)?;
         check_batch(&entries, "ChangeMessageVisibilityBatchRequestEntry")?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         Ok(entries
             .into_iter()
@@ -860,7 +857,7 @@ impl Sqs {
     pub fn purge_queue(&self, queue_arn: &str) -> Result<(), Error> {
         let key = key_of(queue_arn)?;
         let now = self.shared.clock.now();
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         q.purge(now, &self.shared.storage)?;
         self.persist_queue(q);
@@ -910,7 +907,7 @@ impl Sqs {
         } else {
             Bound::Included(start)
         };
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let mut names: Vec<&QueueKey> = state
             .queues
             .range((lower, Bound::Unbounded))
@@ -934,7 +931,7 @@ impl Sqs {
     /// ListDeadLetterSourceQueues: URLs of the queues whose RedrivePolicy targets this one.
     pub fn list_dead_letter_source_queues(&self, queue_arn: &str) -> Result<Vec<String>, Error> {
         let key = key_of(queue_arn)?;
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         if !state.queues.contains_key(&key) {
             return Err(Error::QueueDoesNotExist);
         }
@@ -956,7 +953,7 @@ impl Sqs {
     pub fn tag_queue(&self, queue_arn: &str, tags: &BTreeMap<String, String>) -> Result<(), Error> {
         let key = key_of(queue_arn)?;
         check_tags(tags)?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         let mut merged = q.record.tags.clone();
         merged.extend(tags.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -974,7 +971,7 @@ impl Sqs {
     /// UntagQueue: removes the named tags (absent keys are ignored).
     pub fn untag_queue(&self, queue_arn: &str, keys: &[String]) -> Result<(), Error> {
         let key = key_of(queue_arn)?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let q = state.queue_mut(&key)?;
         for k in keys {
             q.record.tags.remove(k);
@@ -986,7 +983,7 @@ impl Sqs {
     /// ListQueueTags.
     pub fn list_queue_tags(&self, queue_arn: &str) -> Result<BTreeMap<String, String>, Error> {
         let key = key_of(queue_arn)?;
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         Ok(state.queue_mut(&key)?.record.tags.clone())
     }
 }

@@ -14,7 +14,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
@@ -23,8 +23,10 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::{self, Violations};
 use crate::ids::Scope;
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of parameters, keyed `account/region/name`.
 pub const PARAMETERS_TABLE: &str = "ssm_parameters";
@@ -62,14 +64,13 @@ impl ParameterType {
             "String" => Ok(ParameterType::String),
             "StringList" => Ok(ParameterType::StringList),
             "SecureString" => Ok(ParameterType::SecureString),
-            other => Err(Error::validation(
-                other,
-                "type",
-                "Member must satisfy enum value set: [SecureString, StringList, String]",
-            )),
+            other => Err(coral::single(Some(other), "type", TYPE_ENUM).into()),
         }
     }
 }
+
+/// The `type` enum constraint as Coral prints it.
+const TYPE_ENUM: &str = "Member must satisfy enum value set: [SecureString, StringList, String]";
 
 /// One version of a parameter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,20 +265,9 @@ fn check_name(name: &str) -> Result<(), Error> {
             "Parameter name: can't be prefixed with \"aws\" or \"ssm\" (case-insensitive). If formed as a path, it can consist of sub-paths divided by slash symbol; each sub-path can be formed as a mix of letters, numbers and the following 3 symbols .-_".to_string(),
         )
     };
-    if name.is_empty() {
-        return Err(Error::validation(
-            name,
-            "name",
-            "Member must have length greater than or equal to 1",
-        ));
-    }
-    if name.len() > 2048 {
-        return Err(Error::validation(
-            name,
-            "name",
-            "Member must have length less than or equal to 2048",
-        ));
-    }
+    let mut v = Violations::default();
+    v.length("name", name, 1, Some(2048));
+    v.finish()?;
     let first = name.trim_start_matches('/').to_ascii_lowercase();
     if first.starts_with("aws") || first.starts_with("ssm") {
         return Err(invalid());
@@ -384,17 +374,13 @@ impl Ssm {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn store_key(scope: &Scope, name: &str) -> String {
         format!("{}/{}/{name}", scope.account, scope.region)
     }
 
     /// Deletes every parameter.
     pub fn reset(&self) {
-        self.lock().parameters.clear();
+        lock(&self.shared.state).parameters.clear();
     }
 
     /// PutParameter: creates version 1, or with `overwrite` the next version. Returns
@@ -407,11 +393,22 @@ impl Ssm {
         input: PutParameterInput,
     ) -> Result<(i64, String), Error> {
         let (name, _, from_arn) = split_selector(&input.name);
-        let name = match lookup(&self.lock(), scope, &input.name) {
+        let name = match lookup(&lock(&self.shared.state), scope, &input.name) {
             Some((existing, _)) => existing,
             None if from_arn => format!("/{name}"),
             None => name,
         };
+        // Coral's checks of PutParameterRequest, in its member order, all reported at once.
+        let mut v = Violations::default();
+        v.length("name", &name, 1, Some(2048));
+        v.length("value", &input.value, 1, None);
+        if let Some(t) = &input.parameter_type {
+            v.one_of("type", t, &["SecureString", "StringList", "String"]);
+        }
+        if let Some(t) = &input.tier {
+            v.one_of("tier", t, &["Advanced", "Intelligent-Tiering", "Standard"]);
+        }
+        v.finish()?;
         check_name(&name)?;
         let parameter_type = input
             .parameter_type
@@ -423,11 +420,12 @@ impl Ssm {
             match tier.as_str() {
                 "Standard" => 4096,
                 "Advanced" | "Intelligent-Tiering" => 8192,
-                other => return Err(Error::validation(
-                    other,
+                other => return Err(coral::single(
+                    Some(other),
                     "tier",
                     "Member must satisfy enum value set: [Advanced, Intelligent-Tiering, Standard]",
-                )),
+                )
+                .into()),
             };
         let tier = if tier == "Intelligent-Tiering" {
             if input.value.chars().count() > 4096 {
@@ -439,13 +437,6 @@ impl Ssm {
         } else {
             tier
         };
-        if input.value.is_empty() {
-            return Err(Error::validation(
-                "",
-                "value",
-                "Member must have length greater than or equal to 1",
-            ));
-        }
         if input.value.chars().count() > max_len {
             return Err(Error::Validation(format!(
                 "{tier} tier parameters support a maximum parameter value of {max_len} characters. To create a larger parameter value, upgrade the parameter to use the advanced-parameter tier. For more information, see https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html"
@@ -482,7 +473,7 @@ impl Ssm {
         }
         let now = self.shared.clock.now();
         let key = (scope.clone(), name.clone());
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let existing = state.parameters.get_mut(&key);
         match existing {
             Some(_) if !input.overwrite => Err(Error::ParameterAlreadyExists),
@@ -550,7 +541,7 @@ impl Ssm {
     /// The stored parameter `name` (a name or an ARN) in `scope`, if any (the CloudFormation
     /// `AWS::SSM::Parameter::Value<...>` resolution).
     pub fn get_parameter(&self, scope: &Scope, name: &str) -> Option<Parameter> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let (key, _) = lookup(&state, scope, name)?;
         state.parameters.get(&(scope.clone(), key)).cloned()
     }
@@ -563,7 +554,7 @@ impl Ssm {
         name: &str,
         with_decryption: bool,
     ) -> Result<ParameterValue, Error> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let (base, selector) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state
@@ -600,13 +591,15 @@ impl Ssm {
         names: &[String],
         with_decryption: bool,
     ) -> Result<(Vec<ParameterValue>, Vec<String>), Error> {
-        if names.len() > 10 {
-            return Err(Error::validation(
-                &format!("[{}]", names.join(", ")),
-                "names",
-                "Member must have length less than or equal to 10",
-            ));
-        }
+        let mut v = Violations::default();
+        v.list_length(
+            "names",
+            &format!("[{}]", names.join(", ")),
+            names.len(),
+            1,
+            10,
+        );
+        v.finish()?;
         let mut found = Vec::new();
         let mut invalid = Vec::new();
         let mut seen = std::collections::HashSet::new();
@@ -637,15 +630,10 @@ impl Ssm {
             None => 10,
             Some(n @ 1..=10) => n as usize,
             Some(n) => {
-                return Err(Error::validation(
-                    &n.to_string(),
-                    "maxResults",
-                    if n < 1 {
-                        "Member must have value greater than or equal to 1"
-                    } else {
-                        "Member must have value less than or equal to 10"
-                    },
-                ))
+                let mut v = Violations::default();
+                v.range("maxResults", n, 1, 10);
+                v.finish()?;
+                10
             }
         };
         if !path.starts_with('/') {
@@ -658,7 +646,7 @@ impl Ssm {
         } else {
             format!("{path}/")
         };
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let items: Vec<ParameterValue> = state
             .parameters
             .iter()
@@ -675,7 +663,7 @@ impl Ssm {
 
     /// DeleteParameter (`ParameterNotFound` when absent).
     pub fn delete_parameter(&self, scope: &Scope, name: &str) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         state.parameters.remove(&(scope.clone(), base.clone()));
@@ -691,13 +679,15 @@ impl Ssm {
         scope: &Scope,
         names: &[String],
     ) -> Result<(Vec<String>, Vec<String>), Error> {
-        if names.len() > 10 {
-            return Err(Error::validation(
-                &format!("[{}]", names.join(", ")),
-                "names",
-                "Member must have length less than or equal to 10",
-            ));
-        }
+        let mut v = Violations::default();
+        v.list_length(
+            "names",
+            &format!("[{}]", names.join(", ")),
+            names.len(),
+            1,
+            10,
+        );
+        v.finish()?;
         let mut deleted = Vec::new();
         let mut invalid = Vec::new();
         for n in names {
@@ -715,7 +705,7 @@ impl Ssm {
         scope: &Scope,
         name: &str,
     ) -> Result<Vec<ParameterMetadata>, Error> {
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state
@@ -746,11 +736,10 @@ impl Ssm {
             None => 10,
             Some(n @ 1..=50) => n as usize,
             Some(n) => {
-                return Err(Error::validation(
-                    &n.to_string(),
-                    "maxResults",
-                    "Member must have value less than or equal to 50",
-                ))
+                let mut v = Violations::default();
+                v.range("maxResults", n, 1, 50);
+                v.finish()?;
+                50
             }
         };
         for f in filters {
@@ -765,7 +754,7 @@ impl Ssm {
                 )));
             }
         }
-        let state = self.lock();
+        let state = lock(&self.shared.state);
         let items: Vec<ParameterMetadata> = state
             .parameters
             .iter()
@@ -786,7 +775,7 @@ impl Ssm {
         name: &str,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state
@@ -804,7 +793,7 @@ impl Ssm {
 
     /// RemoveTagsFromResource on a parameter.
     pub fn remove_tags(&self, scope: &Scope, name: &str, keys: &[String]) -> Result<(), Error> {
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let (base, _) = lookup(&state, scope, name)
             .ok_or_else(|| Error::ParameterNotFound(name.to_string()))?;
         let param = state

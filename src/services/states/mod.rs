@@ -10,7 +10,7 @@ mod error;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,10 @@ use serde_json::Value;
 pub use error::Error;
 
 use crate::clock::Clock;
+use crate::coral::Violations;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
+use crate::sync::lock;
 
 /// Store table of state machines, keyed by ARN.
 pub const STATE_MACHINES_TABLE: &str = "states_state_machines";
@@ -186,13 +188,9 @@ pub fn check_definition(definition: &str) -> Result<(), Error> {
 /// Checks a state machine name: 1–80 characters, none of whitespace, control characters or
 /// `< > { } [ ] ? * " # % \ ^ | ~ ` $ & , ; : /` (`InvalidName` "Invalid Name: '<name>'").
 pub fn check_name(name: &str) -> Result<(), Error> {
-    if name.is_empty() || name.chars().count() > 80 {
-        return Err(Error::validation(
-            name,
-            "name",
-            "Member must have length less than or equal to 80",
-        ));
-    }
+    let mut v = Violations::default();
+    v.length("name", name, 1, Some(80));
+    v.finish()?;
     let bad = name
         .chars()
         .any(|c| c.is_whitespace() || c.is_control() || "<>{}[]?*\"#%\\^|~`$&,;:/".contains(c));
@@ -245,17 +243,13 @@ impl States {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn put(&self, m: &StateMachine) {
         self.shared.storage.put(STATE_MACHINES_TABLE, &m.arn, m);
     }
 
     /// Deletes every state machine.
     pub fn reset(&self) {
-        self.lock().machines.clear();
+        lock(&self.shared.state).machines.clear();
     }
 
     /// CreateStateMachine. Errors: `InvalidName`, `ValidationException` (name length, type),
@@ -267,20 +261,20 @@ impl States {
         scope: &Scope,
         input: CreateStateMachineInput,
     ) -> Result<StateMachine, Error> {
+        // Coral's checks of CreateStateMachineInput, all reported at once.
+        let mut v = Violations::default();
+        v.length("name", &input.name, 1, Some(80));
+        if let Some(kind) = &input.r#type {
+            v.one_of("type", kind, &["STANDARD", "EXPRESS"]);
+        }
+        v.finish()?;
         check_name(&input.name)?;
         let kind = input.r#type.unwrap_or_else(|| "STANDARD".to_string());
-        if kind != "STANDARD" && kind != "EXPRESS" {
-            return Err(Error::validation(
-                &kind,
-                "type",
-                "Member must satisfy enum value set: [STANDARD, EXPRESS]",
-            ));
-        }
         check_definition(&input.definition)?;
         check_role_arn(&input.role_arn)?;
         check_tags(&input.tags)?;
         let arn = state_machine_arn(scope, &input.name);
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if let Some(existing) = state.machines.get(&arn) {
             if existing.definition == input.definition
                 && existing.role_arn == input.role_arn
@@ -321,7 +315,7 @@ impl States {
                 "Invalid Arn: 'Invalid ARN prefix: {arn}'"
             )));
         }
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         let m = state.machines.get_mut(arn).ok_or_else(|| {
             Error::StateMachineDoesNotExist(format!("State Machine Does Not Exist: '{arn}'"))
         })?;
@@ -381,7 +375,7 @@ impl States {
                 "Invalid Arn: 'Invalid ARN prefix: {arn}'"
             )));
         }
-        let mut state = self.lock();
+        let mut state = lock(&self.shared.state);
         if state.machines.remove(arn).is_some() {
             self.shared.storage.delete(STATE_MACHINES_TABLE, arn);
         }
@@ -390,7 +384,7 @@ impl States {
 
     /// ListStateMachines of `scope`, by ARN.
     pub fn list_state_machines(&self, scope: &Scope) -> Vec<StateMachine> {
-        self.lock()
+        lock(&self.shared.state)
             .machines
             .values()
             .filter(|m| m.account == scope.account && m.region == scope.region)

@@ -191,3 +191,23 @@ fn a_new_store_over_the_same_storage_reloads_state_machines() {
     let second = States::new(clock, IdGen::seeded(2), storage);
     assert_eq!(second.list_state_machines(&scope), [kept]);
 }
+
+#[test]
+fn every_coral_violation_of_create_state_machine_is_reported() {
+    let err = states()
+        .create_state_machine(
+            &Scope::new("000000000000", "us-east-1"),
+            CreateStateMachineInput {
+                r#type: Some("BATCH".into()),
+                ..input(&"m".repeat(81))
+            },
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::Validation(format!(
+            "2 validation errors detected: Value '{}' at 'name' failed to satisfy constraint: Member must have length less than or equal to 80; Value 'BATCH' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]",
+            "m".repeat(81)
+        ))
+    );
+}
