@@ -7,6 +7,7 @@ mod cli;
 mod cloudformation;
 mod cloudformation_durability;
 mod cloudformation_resources;
+mod connections;
 mod control;
 mod corpus;
 mod dispatch;

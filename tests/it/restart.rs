@@ -427,6 +427,81 @@ async fn missed_occurrences_older_than_the_event_age_are_all_dropped() {
 }
 
 #[tokio::test]
+async fn a_long_outage_accounts_for_every_missed_occurrence() {
+    let dir = DataDir::new("outage");
+    let p = Proc::start(&dir.0, "2030-01-01T00:00:30Z");
+    let scheduler = p.scheduler().await;
+    let sqs = p.sqs().await;
+    let (_, arn) = queue(&sqs, "minutely").await;
+    let schedule = scheduler
+        .create_schedule()
+        .name("minutely")
+        .schedule_expression("cron(* * * * ? *)")
+        .flexible_time_window(off())
+        .target(
+            Target::builder()
+                .arn(&arn)
+                .role_arn(ROLE)
+                .input("<aws.scheduler.scheduled-time>")
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .schedule_arn;
+    p.set_clock("2030-01-01T00:01:30Z").await;
+    assert_eq!(bodies(&sqs, "minutely").await, ["2030-01-01T00:01:00Z"]);
+    p.kill9();
+
+    // Down for ten days: 00:02 on 1 January … 00:01 on 11 January, 14,400 occurrences.
+    let p = Proc::start(&dir.0, "2030-01-11T00:01:30Z");
+    let sqs = p.sqs().await;
+    p.set_clock("2030-01-11T00:01:31Z").await;
+    assert_eq!(
+        bodies(&sqs, "minutely").await,
+        ["2030-01-11T00:01:00Z"],
+        "the most recent one is delivered"
+    );
+    let dropped: Vec<Value> = p
+        .invocations()
+        .await
+        .into_iter()
+        .filter(|i| i["schedule_arn"] == schedule.as_str() && i["outcome"] == "dropped")
+        .collect();
+    assert_eq!(
+        dropped.len(),
+        101,
+        "100 records of one, then one compact record"
+    );
+    for (k, record) in dropped[..100].iter().enumerate() {
+        let at = format!("2030-01-01T{:02}:{:02}:00Z", (k + 2) / 60, (k + 2) % 60);
+        assert_eq!(record["scheduled_time"], at.as_str());
+        assert!(record.get("occurrence_count").is_none(), "{record}");
+    }
+    let compact = &dropped[100];
+    assert_eq!(compact["scheduled_time"], "2030-01-01T01:42:00Z");
+    assert_eq!(compact["last_scheduled_time"], "2030-01-11T00:00:00Z");
+    assert_eq!(compact["error_code"], "MissedWhileStopped");
+    let counted = compact["occurrence_count"].as_u64().expect("a count");
+    assert_eq!(counted, 14_400 - 100 - 1);
+    assert_eq!(
+        compact["error_message"],
+        "Cumulo was not running at these 14299 occurrences (2030-01-01T01:42:00Z to 2030-01-11T00:00:00Z); only the most recent missed occurrence is delivered, and only if younger than MaximumEventAgeInSeconds."
+    );
+    // The compact record survives a restart like any other.
+    p.kill9();
+    let p = Proc::start(&dir.0, "2030-01-11T00:01:40Z");
+    let again = p
+        .invocations()
+        .await
+        .into_iter()
+        .filter(|i| i.get("occurrence_count").is_some())
+        .count();
+    assert_eq!(again, 1);
+}
+
+#[tokio::test]
 async fn an_at_schedule_that_fired_never_fires_again() {
     let dir = DataDir::new("at");
     let p = Proc::start(&dir.0, "2030-01-01T00:00:00Z");
