@@ -120,6 +120,7 @@ impl Cli {
                 body_read_timeout: self.body_read_timeout,
                 max_connections: self.max_connections as usize,
             },
+            auth: cumulo::config::Auth::Off,
         }
     }
 }
