@@ -800,7 +800,7 @@ impl Dispatcher {
         let max_age = Duration::seconds(i64::from(
             schedule.target.retry_policy.maximum_event_age_in_seconds,
         ));
-        let mut dropped: Vec<(DateTime<Utc>, Option<(u64, DateTime<Utc>)>)> =
+        let mut dropped: Vec<(DateTime<Utc>, Option<Compact>)> =
             missed.early.iter().map(|t| (*t, None)).collect();
         if let Some(s) = &missed.skipped {
             dropped.push((s.first, Some((s.count, s.last))));
@@ -854,7 +854,7 @@ impl Dispatcher {
         key: &ScheduleKey,
         schedule: &Schedule,
         scheduled: DateTime<Utc>,
-        compact: Option<(u64, DateTime<Utc>)>,
+        compact: Option<Compact>,
         now: DateTime<Utc>,
     ) {
         let arn = key.arn();
@@ -964,6 +964,9 @@ struct Missed {
     /// The most recent one.
     latest: Option<DateTime<Utc>>,
 }
+
+/// A compact `dropped` record: how many occurrences, and the last of them.
+type Compact = (u64, DateTime<Utc>);
 
 /// Missed occurrences counted, not listed: `count` of them from `first` to `last`.
 struct Skipped {
