@@ -322,6 +322,7 @@ class Campaign:
             key = (arn[len(prefix):], parse(when))
             dead[key] = dead.get(key, 0) + 1
         dropped: set[tuple] = set()
+        dropped_twice: list[tuple] = []
         compact: dict[str, list] = {}
         flagged: set[tuple] = set()
         for rec in history:
@@ -335,8 +336,18 @@ class Campaign:
                 compact.setdefault(name, []).append(
                     (when, parse(rec["last_scheduled_time"]), rec["occurrence_count"]))
             else:
+                if (name, when) in dropped:
+                    dropped_twice.append((name, when))
                 dropped.add((name, when))
         problems = []
+        for name, ranges in compact.items():
+            ranges.sort()
+            for (f1, l1, _), (f2, l2, _) in zip(ranges, ranges[1:]):
+                if f2 <= l1:
+                    problems.append(f"{name}: compact records overlap: {f1}..{l1} and {f2}..{l2}")
+            for f, l, _ in ranges:
+                dropped_twice += [(name, t) for (n, t) in dropped if n == name and f <= t <= l]
+        problems += [f"{n} @ {rfc3339(t)} recorded dropped twice" for n, t in dropped_twice]
         totals = {"occurrences": 0, "delivered": 0, "dead_lettered": 0, "dropped": 0,
                   "dropped_compact": 0, "possible_duplicate": 0}
         for name in self.schedules:

@@ -107,7 +107,7 @@ class Ledger:
             self.errors[code] = self.errors.get(code, 0) + 1
 
 
-def client_loop(em: Emulator, ledger: Ledger, index: int, deadline: float, seed: int) -> None:
+def client_loop(em: Emulator, ledger: Ledger, index: int, seconds: float, seed: int) -> None:
     rng = random.Random(seed * 1000 + index)
     sch, sqs, cfn = em.client("scheduler"), em.client("sqs"), em.client("cloudformation")
     mine: list[str] = []
@@ -115,6 +115,8 @@ def client_loop(em: Emulator, ledger: Ledger, index: int, deadline: float, seed:
     with ledger.lock:
         ledger.queues.add(f"load-{index}")
         ledger.messages[f"load-{index}"] = set()
+    # The clock starts once this client is ready (creating boto3 clients takes a while).
+    deadline = time.monotonic() + seconds
     n = 0
     while time.monotonic() < deadline:
         n += 1
@@ -217,8 +219,7 @@ def run(mode: str, args) -> dict:
     data_dir = tempfile.mkdtemp(prefix="cumulo-load-") if mode == "durable" else None
     em = Emulator(binary, data_dir)
     ledger = Ledger()
-    deadline = time.monotonic() + args.seconds
-    threads = [threading.Thread(target=client_loop, args=(em, ledger, i, deadline, args.seed))
+    threads = [threading.Thread(target=client_loop, args=(em, ledger, i, args.seconds, args.seed))
                for i in range(args.clients)]
     started = time.monotonic()
     for t in threads:
@@ -264,7 +265,7 @@ def main() -> int:
     for mode in (["memory", "durable"] if args.mode == "both" else [args.mode]):
         report = run(mode, args)
         print(json.dumps(report))
-        failed |= bool(report["errors"]) or report["n_missing"] > 0 \
+        failed |= bool(report["errors"]) or report["n_missing"] > 0 or report["calls"] == 0 \
             or report.get("n_missing_after_kill", 0) > 0
     return 1 if failed else 0
 

@@ -813,9 +813,28 @@ impl Dispatcher {
                 dropped.push((latest, None));
             }
         }
+        // The records and the schedule's "fired through" mark commit in one transaction: a
+        // restart before the latest is delivered must not record the same occurrences again.
+        let through = dropped
+            .iter()
+            .map(|(t, compact)| compact.map_or(*t, |(_, last)| last))
+            .max();
+        let mut ops = Vec::new();
         for (scheduled, compact) in dropped {
-            self.record_dropped(key, schedule, scheduled, compact, now);
+            ops.extend(self.record_dropped(key, schedule, scheduled, compact, now));
         }
+        if let (Some(t), Some(through)) = (self.tracked.get_mut(key), through) {
+            t.last_scheduled = Some(through);
+            ops.extend(StoredOp::put(
+                DISPATCH_TABLE,
+                key_text(key),
+                &DispatchRow {
+                    generation: schedule.generation,
+                    last_scheduled: Some(through),
+                },
+            ));
+        }
+        self.attempter.storage.apply(ops);
         match delivering {
             // Taken off the queue like any occurrence: `pop_due` records it and queues the next.
             Some(latest) => self.push(
@@ -829,26 +848,14 @@ impl Dispatcher {
                     recovered: false,
                 },
             ),
-            None => {
-                if let (Some(t), Some(latest)) = (self.tracked.get_mut(key), missed.latest) {
-                    t.last_scheduled = Some(latest);
-                    self.attempter.storage.put(
-                        DISPATCH_TABLE,
-                        &key_text(key),
-                        &DispatchRow {
-                            generation: schedule.generation,
-                            last_scheduled: Some(latest),
-                        },
-                    );
-                }
-                self.queue_next(key, schedule, now.max(start));
-            }
+            None => self.queue_next(key, schedule, now.max(start)),
         }
         count
     }
 
     /// Records one missed occurrence as `dropped` (error code `MissedWhileStopped`), or with
-    /// `compact = Some((count, last))` the `count` occurrences from `scheduled` to `last`.
+    /// `compact = Some((count, last))` the `count` occurrences from `scheduled` to `last`, in the
+    /// history; returns the store writes, for the caller to commit with its own.
     fn record_dropped(
         &mut self,
         key: &ScheduleKey,
@@ -856,7 +863,7 @@ impl Dispatcher {
         scheduled: DateTime<Utc>,
         compact: Option<Compact>,
         now: DateTime<Utc>,
-    ) {
+    ) -> Vec<StoredOp> {
         let arn = key.arn();
         let scheduled_time = rfc3339(scheduled);
         let message = match compact {
@@ -880,14 +887,13 @@ impl Dispatcher {
             last_scheduled_time: compact.map(|(_, last)| rfc3339(last)),
         };
         let seq = self.attempter.invocations.reserve();
-        self.attempter
-            .storage
-            .put(INVOCATIONS_TABLE, &seq_key(seq), &record);
+        let mut ops: Vec<StoredOp> = StoredOp::put(INVOCATIONS_TABLE, seq_key(seq), &record)
+            .into_iter()
+            .collect();
         for gone in self.attempter.invocations.insert(seq, record) {
-            self.attempter
-                .storage
-                .delete(INVOCATIONS_TABLE, &seq_key(gone));
+            ops.push(StoredOp::delete(INVOCATIONS_TABLE, seq_key(gone)));
         }
+        ops
     }
 
     /// System mode: every due attempt runs as its own task.
