@@ -418,14 +418,16 @@ async fn s3_signed_chunked_uploads_are_checked_chunk_by_chunk() {
 
     let identity: aws_smithy_runtime_api::client::identity::Identity =
         aws_credential_types::Credentials::new(KEY, SECRET, None, None, "chunks").into();
-    let params = v4::SigningParams::builder()
-        .identity(&identity)
-        .region("us-east-1")
-        .name("s3")
-        .time(SystemTime::UNIX_EPOCH + Duration::from_secs(1_893_499_200))
-        .settings(SigningSettings::default())
-        .build()
-        .unwrap();
+    let params = || {
+        v4::SigningParams::builder()
+            .identity(&identity)
+            .region("us-east-1")
+            .name("s3")
+            .time(SystemTime::UNIX_EPOCH + Duration::from_secs(1_893_499_200))
+            .settings(SigningSettings::default())
+            .build()
+            .unwrap()
+    };
     let chunks: [&[u8]; 3] = [b"hello ", b"world", b""];
     let frame_len = |n: usize| format!("{n:x};chunk-signature=").len() + 64 + 2 + n + 2;
     let content_length: usize = chunks.iter().map(|c| frame_len(c.len())).sum();
@@ -446,11 +448,11 @@ async fn s3_signed_chunked_uploads_are_checked_chunk_by_chunk() {
         SignableBody::Precomputed("STREAMING-AWS4-HMAC-SHA256-PAYLOAD".into()),
     )
     .unwrap();
-    let (instructions, seed) = sign(request, &params.clone().into()).unwrap().into_parts();
+    let (instructions, seed) = sign(request, &params().into()).unwrap().into_parts();
     let mut body = Vec::new();
     let mut running = seed;
     for chunk in chunks {
-        let signature = v4::sign_chunk(&bytes::Bytes::copy_from_slice(chunk), &running, &params)
+        let signature = v4::sign_chunk(&bytes::Bytes::copy_from_slice(chunk), &running, &params())
             .unwrap()
             .into_parts()
             .1;
