@@ -141,13 +141,18 @@ class Campaign:
         self.outages = 0
         self.counter = 0
         self.schedules: dict[str, dict] = {}
+        # (queue, body) → the MessageIds received with it: a message received again after a
+        # kill cut its delete short counts once.
+        self.received: dict[tuple, set] = {}
 
     # -- set-up ---------------------------------------------------------------------------
 
     def setup(self, em: Emulator) -> None:
         sqs, sns, sch = em.client("sqs"), em.client("sns"), em.client("scheduler")
+        # Fourteen days' retention (SQS's most): the clock runs months ahead, and the queues
+        # are drained every round anyway.
         for q in ["c-rate", "c-cron", "c-at", "c-dlq", "c-sns", "c-acks"]:
-            sqs.create_queue(QueueName=q)
+            sqs.create_queue(QueueName=q, Attributes={"MessageRetentionPeriod": "1209600"})
         topic = sns.create_topic(Name="c-topic")["TopicArn"]
         sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=self.arn("c-sns"),
                       Attributes={"RawMessageDelivery": "true"})
@@ -220,11 +225,29 @@ class Campaign:
         if status == "CREATE_COMPLETE":
             self.acked_stacks.add(name)
 
+    def collect(self, em: Emulator) -> None:
+        """Receives and deletes what the schedules delivered so far (by MessageId)."""
+        sqs = em.client("sqs")
+        for queue in ["c-rate", "c-cron", "c-at", "c-sns", "c-dlq"]:
+            url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
+            while True:
+                got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10,
+                                          VisibilityTimeout=60)
+                messages = got.get("Messages", [])
+                if not messages:
+                    break
+                for m in messages:
+                    self.received.setdefault((queue, m["Body"]), set()).add(m["MessageId"])
+                sqs.delete_message_batch(QueueUrl=url, Entries=[
+                    {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
+                    for i, m in enumerate(messages)])
+
     def work(self, em: Emulator) -> None:
         """Some work, then a SIGKILL at a random moment of the last step."""
         for _ in range(self.rng.randint(0, 3)):
             self.advance(em, self.rng.randint(1, 900))
             self.burst(em, self.rng.randint(0, 20))
+        self.collect(em)
         moment = self.rng.choice(["advance", "advance", "stack", "burst", "idle"])
         self.kills[moment] = self.kills.get(moment, 0) + 1
         if moment == "idle":
@@ -306,21 +329,25 @@ class Campaign:
         self.advance(em, 3600)
         history = em.control("GET", "/_cumulo/scheduler/invocations?limit=10000000")["invocations"]
         prefix = f"arn:aws:scheduler:{REGION}:{ACCOUNT}:schedule/default/"
+        self.collect(em)
         delivered: dict[tuple, int] = {}
-        for queue in ["c-rate", "c-cron", "c-at", "c-sns"]:
-            for body in self.drain(sqs, queue):
-                arn, when = body.split("|")
-                key = (arn[len(prefix):], parse(when))
-                delivered[key] = delivered.get(key, 0) + 1
         dead: dict[tuple, int] = {}
-        for body in self.drain(sqs, "c-dlq"):
+        for (queue, body), ids in self.received.items():
+            if queue == "c-dlq":
+                continue
+            arn, when = body.split("|")
+            key = (arn[len(prefix):], parse(when))
+            delivered[key] = delivered.get(key, 0) + len(ids)
+        for (queue, body), ids in self.received.items():
+            if queue != "c-dlq":
+                continue
             # The dead-letter body is the materialised request: SendMessage's fields, or the
             # payload itself when the request could not be built.
             request = json.loads(body)
             payload = request["MessageBody"] if isinstance(request, dict) else request
             arn, when = payload.split("|")
             key = (arn[len(prefix):], parse(when))
-            dead[key] = dead.get(key, 0) + 1
+            dead[key] = dead.get(key, 0) + len(ids)
         dropped: set[tuple] = set()
         dropped_twice: list[tuple] = []
         compact: dict[str, list] = {}
