@@ -228,7 +228,7 @@ class Campaign:
     def collect(self, em: Emulator) -> None:
         """Receives and deletes what the schedules delivered so far (by MessageId)."""
         sqs = em.client("sqs")
-        for queue in ["c-rate", "c-cron", "c-at", "c-sns", "c-dlq"]:
+        for queue in ["c-rate", "c-cron", "c-at", "c-sns", "c-dlq", "c-acks"]:
             url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
             while True:
                 got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10,
@@ -300,9 +300,12 @@ class Campaign:
                 out.append(t)
                 t += step
             return out
-        # cron(*/5 * * * ? *): every fifth minute strictly after creation.
+        # cron(*/5 * * * ? *): every fifth minute from creation on (a schedule created on an
+        # occurrence's instant fires it, as the dispatcher searches from just before creation).
         out = []
-        t = created.replace(second=0, microsecond=0) + dt.timedelta(minutes=1)
+        t = created.replace(second=0, microsecond=0)
+        if t < created:
+            t += dt.timedelta(minutes=1)
         while t <= until:
             if t.minute % 5 == 0:
                 out.append(t)
@@ -333,7 +336,7 @@ class Campaign:
         delivered: dict[tuple, int] = {}
         dead: dict[tuple, int] = {}
         for (queue, body), ids in self.received.items():
-            if queue == "c-dlq":
+            if queue in ("c-dlq", "c-acks"):
                 continue
             arn, when = body.split("|")
             key = (arn[len(prefix):], parse(when))
@@ -407,7 +410,7 @@ class Campaign:
             if t <= confirmed - dt.timedelta(minutes=10) and name in self.schedules:
                 problems.append(f"unexpected delivery {name} @ {rfc3339(t)} x{n}")
         # Acknowledged writes.
-        got = set(self.drain(sqs, "c-acks"))
+        got = {body for (queue, body) in self.received if queue == "c-acks"}
         lost_messages = sorted(self.acked_messages - got)
         lost_params = [n for n, v in self.acked_params.items()
                        if self.param(ssm, n) != v]
