@@ -18,6 +18,8 @@ pub mod cloudformation;
 pub mod config;
 pub mod coral;
 pub mod faults;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ids;
 pub mod protocol;
 pub mod scheduler;
@@ -32,7 +34,8 @@ pub use app::{App, Parts};
 pub use config::Config;
 pub use protocol::router;
 
-/// Serves `app` on `listener` until `shutdown` resolves, with its background tasks started.
+/// Serves `app` on `listener` until `shutdown` resolves, with its background tasks started,
+/// under `app.config.connections` (timeouts and the connection cap, `protocol::server`).
 pub async fn serve(
     app: App,
     listener: tokio::net::TcpListener,
@@ -42,9 +45,8 @@ pub async fn serve(
         app.endpoint.set(addr);
     }
     app.start();
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let limits = app.config.connections;
+    protocol::server::serve(&app, router(app.clone()), listener, limits, shutdown).await
 }
 
 /// The store `config` asks for: SQLite in `config.data_dir`, or in memory without one.
@@ -59,13 +61,17 @@ pub fn open_storage(config: &Config) -> Result<storage::Storage, storage::sqlite
     }
 }
 
-/// Builds an [`App`] from `config` (opening its data directory, if any) and serves it on
-/// `listener` until `shutdown` resolves.
+/// Builds an [`App`] from `config` (opening its data directory, if any), raises the open-file
+/// limit, and serves it on `listener` until `shutdown` resolves.
 pub async fn run(
     config: Config,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let config = Config {
+        connections: protocol::server::fit_to_open_files(config.connections),
+        ..config
+    };
     let storage = open_storage(&config).map_err(|e| std::io::Error::other(e.to_string()))?;
     let app = App::new(
         config,

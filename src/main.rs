@@ -44,6 +44,23 @@ struct Cli {
     /// Durable store commits: `normal` (survive a process kill) or `full` (fsync every commit).
     #[arg(long, env = "CUMULO_SYNC", default_value = "normal", value_parser = ["normal", "full"])]
     sync: String,
+    /// Seconds a request's headers may take to arrive, counted from the connection's opening or
+    /// the previous response (so also the idle keep-alive timeout).
+    #[arg(long, env = "CUMULO_HEADER_READ_TIMEOUT", default_value = "60", value_parser = parse_seconds)]
+    header_read_timeout: std::time::Duration,
+    /// Seconds a request body may go without a byte before it is answered RequestTimeout.
+    #[arg(long, env = "CUMULO_BODY_READ_TIMEOUT", default_value = "60", value_parser = parse_seconds)]
+    body_read_timeout: std::time::Duration,
+    /// Connections served at once; more are answered 503 ServiceUnavailable and closed.
+    #[arg(long, env = "CUMULO_MAX_CONNECTIONS", default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Request authentication: `off` (any signature or none) or `sigv4` (AWS Signature
+    /// Version 4 with a key of --auth-keys).
+    #[arg(long, env = "CUMULO_AUTH", default_value = "off", value_parser = ["off", "sigv4"])]
+    auth: String,
+    /// The access-key file `sigv4` checks against: one `ACCESS_KEY_ID SECRET ACCOUNT_ID` a line.
+    #[arg(long, env = "CUMULO_AUTH_KEYS")]
+    auth_keys: Option<PathBuf>,
 }
 
 /// mimalloc instead of the system allocator: deliveries are allocation-heavy and glibc's
@@ -55,6 +72,14 @@ fn parse_log_filter(s: &str) -> Result<String, String> {
     tracing_subscriber::EnvFilter::try_new(s)
         .map(|_| s.to_string())
         .map_err(|e| format!("'{s}' is not a log filter: {e}"))
+}
+
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n > 0.0 && *n <= 86_400.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{s}' is not a number of seconds between 0 (excluded) and 86400"))
 }
 
 fn parse_instant(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
@@ -90,7 +115,28 @@ impl Cli {
             } else {
                 cumulo::storage::sqlite::SyncMode::Normal
             },
+            connections: cumulo::config::ConnectionLimits {
+                header_read_timeout: self.header_read_timeout,
+                body_read_timeout: self.body_read_timeout,
+                max_connections: self.max_connections as usize,
+            },
+            auth: cumulo::config::Auth::Off,
         }
+    }
+}
+
+/// `CUMULO_AUTH` and `CUMULO_AUTH_KEYS` → the configured authentication, or why not.
+fn auth_config(cli: &Cli) -> Result<cumulo::config::Auth, String> {
+    match (cli.auth.as_str(), &cli.auth_keys) {
+        ("sigv4", Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read CUMULO_AUTH_KEYS {}: {e}", path.display()))?;
+            cumulo::protocol::auth::keys::parse(&text)
+                .map_err(|e| format!("CUMULO_AUTH_KEYS {}: {e}", path.display()))
+        }
+        ("sigv4", None) => Err("--auth sigv4 (CUMULO_AUTH=sigv4) needs --auth-keys (CUMULO_AUTH_KEYS): the file of access keys to accept".into()),
+        (_, Some(_)) => Err("--auth-keys (CUMULO_AUTH_KEYS) is read only with --auth sigv4 (CUMULO_AUTH=sigv4)".into()),
+        _ => Ok(cumulo::config::Auth::Off),
     }
 }
 
@@ -133,7 +179,17 @@ fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let config = cli.config();
+    let mut config = cli.config();
+    match auth_config(&cli) {
+        Ok(auth) => config.auth = auth,
+        Err(message) => {
+            use clap::CommandFactory;
+            Cli::command()
+                .error(clap::error::ErrorKind::ValueValidation, message)
+                .exit();
+        }
+    }
+    config.connections = cumulo::protocol::server::fit_to_open_files(config.connections);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -6,11 +6,13 @@
 //! calls one core operation, and encodes the answer or the [`error::WireError`].
 //! Nothing below this module (scheduler, cloudformation, services) names axum or wire shapes.
 
+pub mod auth;
 pub mod control;
 pub mod error;
 pub mod json;
 pub mod query;
 pub mod route;
+pub mod server;
 pub mod wire;
 pub mod xml;
 
@@ -101,6 +103,9 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
     }
     let body = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
+        Err(err) if is_body_timeout(&err) => {
+            return body_timed_out(service, &parts.headers, &err, &request_id)
+        }
         Err(err) => {
             return unreadable_body(service, &parts.headers, is_length_limit(&err), &request_id)
         }
@@ -125,9 +130,23 @@ async fn aws(State(app): State<App>, request: Request) -> Response {
             form_action.as_deref(),
         ),
     };
-    let Some(routed) = routed else {
+    let Some(mut routed) = routed else {
         return unknown_service(&parts.headers, "unknown", &request_id);
     };
+    let signed = auth::sigv4::Request {
+        method: &parts.method,
+        uri: &parts.uri,
+        headers: &parts.headers,
+        body: &body,
+    };
+    match auth::check(&app.config.auth, &app.clock, signed, &routed.service) {
+        Ok(None) => {}
+        Ok(Some(account)) => routed.scope.account = account,
+        Err(err) => {
+            let protocol = error_protocol(Some(&routed.service), &parts.headers);
+            return err.into_response(protocol, &request_id);
+        }
+    }
     let req = AwsRequest {
         method: parts.method,
         uri: parts.uri,
@@ -208,7 +227,13 @@ fn unreadable_body(
             "The request body could not be read to its end.",
         ),
     };
-    let protocol = match service {
+    err.into_response(error_protocol(service, headers), request_id)
+}
+
+/// The error shape of a request for `service` known before its body is read (awsQuery for an
+/// unsigned form, whose Action is in the body; restJson when nothing names a service).
+fn error_protocol(service: Option<&Service>, headers: &HeaderMap) -> Protocol {
+    match service {
         Some(Service::CloudFormation) => wire::cloudformation::PROTOCOL,
         Some(Service::Sns) => wire::sns::PROTOCOL,
         Some(Service::Sqs) if is_form(headers) => wire::sqs::QUERY_PROTOCOL,
@@ -218,8 +243,84 @@ fn unreadable_body(
         // An unsigned form whose Action was never read: awsQuery, as `unknown_service` answers.
         None if is_form(headers) => Protocol::Query { xmlns: "" },
         Some(Service::Scheduler) | Some(Service::Other(_)) | None => Protocol::RestJson,
+    }
+}
+
+/// Whether reading a body failed on the body-read timeout ([`server::BodyReadTimeout`]).
+fn is_body_timeout(err: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.is::<server::BodyReadTimeout>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// A body that stopped arriving (`CUMULO_BODY_READ_TIMEOUT`): S3's `RequestTimeout` (400, its
+/// documented text); elsewhere 408 `RequestTimeout` in the service's error shape. The
+/// connection closes after the answer (the rest of the body never came).
+fn body_timed_out(
+    service: Option<&Service>,
+    headers: &HeaderMap,
+    err: &axum::Error,
+    request_id: &str,
+) -> Response {
+    let wire_error = match service {
+        Some(Service::S3) => WireError::bad_request(
+            "RequestTimeout",
+            "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed.",
+        ),
+        _ => WireError::new(
+            "RequestTimeout",
+            format!("The request body stopped arriving: {err}."),
+            StatusCode::REQUEST_TIMEOUT,
+        ),
     };
-    err.into_response(protocol, request_id)
+    let mut response = wire_error.into_response(error_protocol(service, headers), request_id);
+    response
+        .headers_mut()
+        .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The answer to a connection over `CUMULO_MAX_CONNECTIONS` ([`server`]): 503
+/// `ServiceUnavailable` in the error shape of the service its headers name, or `/_cumulo/`'s
+/// JSON error for Cumulo's own endpoints; the connection closes after it. SDKs retry a 503.
+pub fn over_capacity(
+    parts: &http::request::Parts,
+    max_connections: usize,
+    request_id: &str,
+) -> Response {
+    let message = format!(
+        "Cumulo is serving its maximum of {max_connections} connections (CUMULO_MAX_CONNECTIONS); retry later."
+    );
+    let path = parts.uri.path();
+    let mut response = if path.starts_with("/_cumulo/") || path.starts_with("/_localstack/") {
+        tracing::warn!(path, "{message}");
+        let mut r = Response::new(Body::from(
+            serde_json::json!({ "error": "ServiceUnavailable", "message": message }).to_string(),
+        ));
+        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        r.headers_mut()
+            .insert("content-type", HeaderValue::from_static("application/json"));
+        r
+    } else {
+        let routed = route::route(&parts.method, &parts.uri, &parts.headers, None)
+            .filter(|r| !(r.service == Service::S3 && is_form(&parts.headers)));
+        let service = routed.map(|r| r.service);
+        WireError::new(
+            "ServiceUnavailable",
+            message,
+            StatusCode::SERVICE_UNAVAILABLE,
+        )
+        .into_response(error_protocol(service.as_ref(), &parts.headers), request_id)
+    };
+    response
+        .headers_mut()
+        .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// A service Cumulo does not emulate: HTTP 400 naming it (never a 500, which botocore retries).

@@ -27,7 +27,9 @@
 //!   attempted again (`possible_duplicate` only where the delivery is not atomic with its
 //!   record: SNS), queued retries resume at their due times, and occurrences missed while
 //!   Cumulo was down follow one rule: the most recent is delivered if younger than
-//!   MaximumEventAgeInSeconds, every other one is recorded as `dropped`.
+//!   MaximumEventAgeInSeconds, every other one is recorded as `dropped` (the first
+//!   [`MAX_MISSED_RECORDS`] one record each, any beyond them one compact record with their
+//!   count and first and last instants).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -36,7 +38,7 @@ use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
-use super::expression::Window;
+use super::expression::{self, Window};
 use serde::{Deserialize, Serialize};
 
 use super::invocations::{seq_key, InvocationRecord, Invocations, Outcome, INVOCATIONS_TABLE};
@@ -57,8 +59,8 @@ pub const DISPATCH_TABLE: &str = "scheduler_dispatch";
 /// Store table of occurrences in flight or waiting for a retry ([`PendingRow`]), keyed by
 /// [`pending_key`].
 pub const PENDING_TABLE: &str = "scheduler_pending";
-/// At most this many missed occurrences of one schedule are examined one by one after a
-/// restart; beyond it the gap is logged and only the most recent occurrence is looked at.
+/// At most this many missed occurrences of one schedule get a `dropped` record each after a
+/// restart; those between them and the most recent one are counted into one compact record.
 pub const MAX_MISSED_RECORDS: usize = 100;
 
 /// `account/region/group/name`: a schedule's key in the dispatcher's tables.
@@ -288,6 +290,8 @@ impl Attempter {
             error_message: error.map(|e| e.message.clone()),
             request: request.clone(),
             possible_duplicate: job.possible_duplicate,
+            occurrence_count: None,
+            last_scheduled_time: None,
         };
         // What a delivered attempt leaves behind: no pending row, one invocation record.
         let finished_ops = |record: &InvocationRecord| -> Vec<StoredOp> {
@@ -721,7 +725,7 @@ impl Dispatcher {
         for dropped in self.attempter.invocations.restore(restored) {
             storage.delete(INVOCATIONS_TABLE, &seq_key(dropped));
         }
-        let (mut n_schedules, mut n_missed, mut n_resumed) = (0usize, 0usize, 0usize);
+        let (mut n_schedules, mut n_missed, mut n_resumed) = (0usize, 0u64, 0usize);
         for (key, schedule) in self.scheduler.schedules_snapshot() {
             n_schedules += 1;
             let key = Arc::new(key);
@@ -773,60 +777,64 @@ impl Dispatcher {
     }
 
     /// Handles the occurrences of one schedule that fell due while Cumulo was down, then
-    /// queues its next one. Returns how many were missed.
+    /// queues its next one. Returns how many were missed. Every missed occurrence is accounted
+    /// for in the history: the first [`MAX_MISSED_RECORDS`] one record each, those between them
+    /// and the most recent one compact record (their count and first and last instants), and
+    /// the most recent one is delivered if younger than MaximumEventAgeInSeconds, else dropped.
     fn recover_missed(
         &mut self,
         key: &Arc<ScheduleKey>,
         schedule: &Schedule,
         last_scheduled: Option<DateTime<Utc>>,
         now: DateTime<Utc>,
-    ) -> usize {
+    ) -> u64 {
         let window = window_of(schedule);
         let start = last_scheduled.unwrap_or(schedule.creation_date - Duration::nanoseconds(1));
         let missed = missed_occurrences(schedule, &window, start, now);
-        let count = missed.early.len() + usize::from(missed.latest.is_some());
-        if missed.more {
-            tracing::warn!(schedule = %key.arn(), "more than {MAX_MISSED_RECORDS} occurrences were missed while Cumulo was down; only the first ones and the most recent are recorded");
+        let count = missed.early.len() as u64
+            + missed.skipped.as_ref().map_or(0, |s| s.count)
+            + u64::from(missed.latest.is_some());
+        if let Some(skipped) = &missed.skipped {
+            tracing::warn!(schedule = %key.arn(), missed = count, "more than {MAX_MISSED_RECORDS} occurrences were missed while Cumulo was down; {} of them are recorded as one compact dropped record", skipped.count);
         }
-        let arn = key.arn();
-        let mut dropped = missed.early;
         let max_age = Duration::seconds(i64::from(
             schedule.target.retry_policy.maximum_event_age_in_seconds,
         ));
+        let mut dropped: Vec<(DateTime<Utc>, Option<Compact>)> =
+            missed.early.iter().map(|t| (*t, None)).collect();
+        if let Some(s) = &missed.skipped {
+            dropped.push((s.first, Some((s.count, s.last))));
+        }
         let mut delivering = None;
         if let Some(latest) = missed.latest {
             if now - latest <= max_age {
                 delivering = Some(latest);
             } else {
-                dropped.push(latest);
+                dropped.push((latest, None));
             }
         }
-        for scheduled in dropped {
-            let scheduled_time = rfc3339(scheduled);
-            let record = InvocationRecord {
-                occurrence_key: format!("{arn}#{scheduled_time}"),
-                schedule_arn: arn.clone(),
-                target_arn: schedule.target.arn.clone(),
-                scheduled_time,
-                attempt: 0,
-                execution_id: self.attempter.ids.hex(16),
-                invoked_at: rfc3339(now),
-                outcome: Outcome::Dropped,
-                error_code: Some("MissedWhileStopped".into()),
-                error_message: Some("Cumulo was not running at this occurrence; only the most recent missed occurrence is delivered, and only if younger than MaximumEventAgeInSeconds.".into()),
-                request: serde_json::Value::Null,
-                possible_duplicate: false,
-            };
-            let seq = self.attempter.invocations.reserve();
-            self.attempter
-                .storage
-                .put(INVOCATIONS_TABLE, &seq_key(seq), &record);
-            for gone in self.attempter.invocations.insert(seq, record) {
-                self.attempter
-                    .storage
-                    .delete(INVOCATIONS_TABLE, &seq_key(gone));
-            }
+        // The records and the schedule's "fired through" mark commit in one transaction: a
+        // restart before the latest is delivered must not record the same occurrences again.
+        let through = dropped
+            .iter()
+            .map(|(t, compact)| compact.map_or(*t, |(_, last)| last))
+            .max();
+        let mut ops = Vec::new();
+        for (scheduled, compact) in dropped {
+            ops.extend(self.record_dropped(key, schedule, scheduled, compact, now));
         }
+        if let (Some(t), Some(through)) = (self.tracked.get_mut(key), through) {
+            t.last_scheduled = Some(through);
+            ops.extend(StoredOp::put(
+                DISPATCH_TABLE,
+                key_text(key),
+                &DispatchRow {
+                    generation: schedule.generation,
+                    last_scheduled: Some(through),
+                },
+            ));
+        }
+        self.attempter.storage.apply(ops);
         match delivering {
             // Taken off the queue like any occurrence: `pop_due` records it and queues the next.
             Some(latest) => self.push(
@@ -840,22 +848,52 @@ impl Dispatcher {
                     recovered: false,
                 },
             ),
-            None => {
-                if let (Some(t), Some(latest)) = (self.tracked.get_mut(key), missed.latest) {
-                    t.last_scheduled = Some(latest);
-                    self.attempter.storage.put(
-                        DISPATCH_TABLE,
-                        &key_text(key),
-                        &DispatchRow {
-                            generation: schedule.generation,
-                            last_scheduled: Some(latest),
-                        },
-                    );
-                }
-                self.queue_next(key, schedule, now.max(start));
-            }
+            None => self.queue_next(key, schedule, now.max(start)),
         }
         count
+    }
+
+    /// Records one missed occurrence as `dropped` (error code `MissedWhileStopped`), or with
+    /// `compact = Some((count, last))` the `count` occurrences from `scheduled` to `last`, in the
+    /// history; returns the store writes, for the caller to commit with its own.
+    fn record_dropped(
+        &mut self,
+        key: &ScheduleKey,
+        schedule: &Schedule,
+        scheduled: DateTime<Utc>,
+        compact: Option<Compact>,
+        now: DateTime<Utc>,
+    ) -> Vec<StoredOp> {
+        let arn = key.arn();
+        let scheduled_time = rfc3339(scheduled);
+        let message = match compact {
+            None => "Cumulo was not running at this occurrence; only the most recent missed occurrence is delivered, and only if younger than MaximumEventAgeInSeconds.".to_string(),
+            Some((n, last)) => format!("Cumulo was not running at these {n} occurrences ({scheduled_time} to {}); only the most recent missed occurrence is delivered, and only if younger than MaximumEventAgeInSeconds.", rfc3339(last)),
+        };
+        let record = InvocationRecord {
+            occurrence_key: format!("{arn}#{scheduled_time}"),
+            schedule_arn: arn.clone(),
+            target_arn: schedule.target.arn.clone(),
+            scheduled_time,
+            attempt: 0,
+            execution_id: self.attempter.ids.hex(16),
+            invoked_at: rfc3339(now),
+            outcome: Outcome::Dropped,
+            error_code: Some("MissedWhileStopped".into()),
+            error_message: Some(message),
+            request: serde_json::Value::Null,
+            possible_duplicate: false,
+            occurrence_count: compact.map(|(n, _)| n),
+            last_scheduled_time: compact.map(|(_, last)| rfc3339(last)),
+        };
+        let seq = self.attempter.invocations.reserve();
+        let mut ops: Vec<StoredOp> = StoredOp::put(INVOCATIONS_TABLE, seq_key(seq), &record)
+            .into_iter()
+            .collect();
+        for gone in self.attempter.invocations.insert(seq, record) {
+            ops.push(StoredOp::delete(INVOCATIONS_TABLE, seq_key(gone)));
+        }
+        ops
     }
 
     /// System mode: every due attempt runs as its own task.
@@ -927,69 +965,69 @@ impl Dispatcher {
 struct Missed {
     /// The first ones, oldest first (at most [`MAX_MISSED_RECORDS`]), without the latest.
     early: Vec<DateTime<Utc>>,
+    /// Those between `early` and `latest`, when there are any: one compact record.
+    skipped: Option<Skipped>,
     /// The most recent one.
     latest: Option<DateTime<Utc>>,
-    /// True when occurrences between `early` and `latest` were skipped unexamined.
-    more: bool,
 }
 
+/// A compact `dropped` record: how many occurrences, and the last of them.
+type Compact = (u64, DateTime<Utc>);
+
+/// Missed occurrences counted, not listed: `count` of them from `first` to `last`.
+struct Skipped {
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+    count: u64,
+}
+
+/// Bounded work whatever the gap: at most `MAX_MISSED_RECORDS + 1` steps, two bisections
+/// (`expression::last_through`) and one count (`expression::count_through`).
 fn missed_occurrences(
     schedule: &Schedule,
     window: &Window,
     after: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Missed {
-    let next = |t: DateTime<Utc>| {
-        schedule
-            .expression
-            .next_after(t, schedule.timezone, window)
-            .filter(|n| *n <= now)
-    };
+    let (expr, tz) = (&schedule.expression, schedule.timezone);
+    let next = |t: DateTime<Utc>| expr.next_after(t, tz, window).filter(|n| *n <= now);
     let mut early = Vec::new();
     let mut cursor = after;
-    while let Some(t) = next(cursor) {
+    while early.len() <= MAX_MISSED_RECORDS {
+        let Some(t) = next(cursor) else {
+            break;
+        };
         early.push(t);
         cursor = t;
-        if early.len() > MAX_MISSED_RECORDS {
-            break;
-        }
-        if schedule.expression.is_one_time() {
+        if expr.is_one_time() {
             break;
         }
     }
-    if early.len() <= MAX_MISSED_RECORDS {
+    if early.len() <= MAX_MISSED_RECORDS || next(cursor).is_none() {
         let latest = early.pop();
         return Missed {
             early,
+            skipped: None,
             latest,
-            more: false,
         };
     }
-    // Too many to walk: jump close to `now` and walk from there to the most recent.
-    let mut latest = early.pop();
-    for span in [
-        Duration::hours(1),
-        Duration::days(1),
-        Duration::days(32),
-        Duration::days(367),
-        Duration::days(3660),
-    ] {
-        let probe = (now - span).max(cursor);
-        if let Some(mut t) = next(probe) {
-            for _ in 0..MAX_MISSED_RECORDS {
-                match next(t) {
-                    Some(n) => t = n,
-                    None => break,
-                }
-            }
-            latest = Some(t);
-            break;
-        }
-    }
+    // More than can be listed: the one after the listed ones starts the compact range, which
+    // ends just before the most recent one.
+    let first = early.pop().unwrap_or(cursor);
+    let latest = expression::last_through(expr, tz, window, cursor, now);
+    let last = latest
+        .and_then(|l| {
+            expression::last_through(expr, tz, window, first, l - Duration::nanoseconds(1))
+        })
+        .unwrap_or(first);
     Missed {
         early,
+        skipped: Some(Skipped {
+            first,
+            last,
+            count: expression::count_through(expr, tz, window, first, last),
+        }),
         latest,
-        more: true,
     }
 }
 

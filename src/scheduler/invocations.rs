@@ -63,6 +63,14 @@ pub struct InvocationRecord {
     pub occurrence_key: String,
     /// True only when a restart could not rule out an earlier delivery of this occurrence.
     pub possible_duplicate: bool,
+    /// A compact `dropped` record stands for this many occurrences, from `scheduled_time` to
+    /// [`InvocationRecord::last_scheduled_time`] (both included); absent on every other record
+    /// (which is one occurrence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occurrence_count: Option<u64>,
+    /// The last occurrence a compact `dropped` record stands for; absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_scheduled_time: Option<String>,
 }
 
 /// Store table of the history (`InvocationRecord`), keyed by [`seq_key`].
@@ -201,6 +209,8 @@ mod tests {
             request: serde_json::json!({}),
             occurrence_key: format!("{arn}#2030-01-01T00:00:00Z"),
             possible_duplicate: false,
+            occurrence_count: None,
+            last_scheduled_time: None,
         }
     }
 

@@ -1,12 +1,14 @@
 //! The one integration-test binary: every test drives a real emulator over HTTP with the
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
+mod auth;
 mod cfn_providers;
 mod cfn_validation;
 mod cli;
 mod cloudformation;
 mod cloudformation_durability;
 mod cloudformation_resources;
+mod connections;
 mod control;
 mod coral;
 mod corpus;

@@ -135,6 +135,24 @@ impl Proc {
         body["invocations"].as_array().expect("list").clone()
     }
 
+    /// The history once the dispatcher's recovery (its own task, after the server answers)
+    /// has restored at least `at_least` records; then a few more reads, so that records made
+    /// twice would show.
+    async fn invocations_once_recovered(&self, at_least: usize) -> Vec<Value> {
+        let mut seen = Vec::new();
+        for _ in 0..2_000 {
+            seen = self.invocations().await;
+            if seen.len() >= at_least {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        for _ in 0..20 {
+            seen = self.invocations().await;
+        }
+        seen
+    }
+
     async fn scheduler(&self) -> aws_sdk_scheduler::Client {
         aws_sdk_scheduler::Client::new(&sdk_config_at(&self.endpoint, "test").await)
     }
@@ -424,6 +442,116 @@ async fn missed_occurrences_older_than_the_event_age_are_all_dropped() {
         .filter(|i| i["outcome"] == "dropped")
         .count();
     assert_eq!(dropped, 3, "01:00, 02:00 and 03:00");
+}
+
+#[tokio::test]
+async fn a_long_outage_accounts_for_every_missed_occurrence() {
+    let dir = DataDir::new("outage");
+    let p = Proc::start(&dir.0, "2030-01-01T00:00:30Z");
+    let scheduler = p.scheduler().await;
+    let sqs = p.sqs().await;
+    let (_, arn) = queue(&sqs, "minutely").await;
+    let schedule = scheduler
+        .create_schedule()
+        .name("minutely")
+        .schedule_expression("cron(* * * * ? *)")
+        .flexible_time_window(off())
+        .target(
+            Target::builder()
+                .arn(&arn)
+                .role_arn(ROLE)
+                .input("<aws.scheduler.scheduled-time>")
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .schedule_arn;
+    p.set_clock("2030-01-01T00:01:30Z").await;
+    assert_eq!(bodies(&sqs, "minutely").await, ["2030-01-01T00:01:00Z"]);
+    p.kill9();
+
+    // Down for ten days: 00:02 on 1 January … 00:01 on 11 January, 14,400 occurrences.
+    let p = Proc::start(&dir.0, "2030-01-11T00:01:30Z");
+    let sqs = p.sqs().await;
+    p.set_clock("2030-01-11T00:01:31Z").await;
+    assert_eq!(
+        bodies(&sqs, "minutely").await,
+        ["2030-01-11T00:01:00Z"],
+        "the most recent one is delivered"
+    );
+    let dropped: Vec<Value> = p
+        .invocations()
+        .await
+        .into_iter()
+        .filter(|i| i["schedule_arn"] == schedule.as_str() && i["outcome"] == "dropped")
+        .collect();
+    assert_eq!(
+        dropped.len(),
+        101,
+        "100 records of one, then one compact record"
+    );
+    for (k, record) in dropped[..100].iter().enumerate() {
+        let at = format!("2030-01-01T{:02}:{:02}:00Z", (k + 2) / 60, (k + 2) % 60);
+        assert_eq!(record["scheduled_time"], at.as_str());
+        assert!(record.get("occurrence_count").is_none(), "{record}");
+    }
+    let compact = &dropped[100];
+    assert_eq!(compact["scheduled_time"], "2030-01-01T01:42:00Z");
+    assert_eq!(compact["last_scheduled_time"], "2030-01-11T00:00:00Z");
+    assert_eq!(compact["error_code"], "MissedWhileStopped");
+    let counted = compact["occurrence_count"].as_u64().expect("a count");
+    assert_eq!(counted, 14_400 - 100 - 1);
+    assert_eq!(
+        compact["error_message"],
+        "Cumulo was not running at these 14299 occurrences (2030-01-01T01:42:00Z to 2030-01-11T00:00:00Z); only the most recent missed occurrence is delivered, and only if younger than MaximumEventAgeInSeconds."
+    );
+    // The compact record survives a restart like any other.
+    p.kill9();
+    let p = Proc::start(&dir.0, "2030-01-11T00:01:40Z");
+    let again = p.invocations_once_recovered(202).await;
+    assert_eq!(
+        again
+            .iter()
+            .filter(|i| i.get("occurrence_count").is_some())
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_kill_right_after_recovery_records_nothing_twice() {
+    let dir = DataDir::new("recovered-twice");
+    let p = Proc::start(&dir.0, "2030-01-01T00:00:30Z");
+    let sqs = p.sqs().await;
+    let (_, arn) = queue(&sqs, "q").await;
+    p.scheduler()
+        .await
+        .create_schedule()
+        .name("minutely")
+        .schedule_expression("rate(1 minute)")
+        .flexible_time_window(off())
+        .target(Target::builder().arn(&arn).role_arn(ROLE).build().unwrap())
+        .send()
+        .await
+        .unwrap();
+    p.kill9();
+    // Down for 5 hours; the restart records 299 drops and queues the latest; killed before the
+    // clock moves (so before that latest is delivered), then started again.
+    let p = Proc::start(&dir.0, "2030-01-01T05:00:30Z");
+    let first = p.invocations_once_recovered(101).await.len();
+    assert_eq!(first, 101, "100 records of one and one compact record");
+    p.kill9();
+    let p = Proc::start(&dir.0, "2030-01-01T05:00:40Z");
+    let invocations = p.invocations_once_recovered(101).await;
+    assert_eq!(invocations.len(), first, "the same drops, recorded once");
+    p.set_clock("2030-01-01T05:00:41Z").await;
+    assert_eq!(
+        bodies(&p.sqs().await, "q").await.len(),
+        1,
+        "the latest, delivered once"
+    );
 }
 
 #[tokio::test]

@@ -1,14 +1,18 @@
 //! `at(yyyy-mm-ddThh:mm:ss)`: one wall-clock time in the schedule's zone (EventBridge
 //! Scheduler user guide, "One-time schedules"). Parsing is exact: four-digit year, two digits
 //! for every other part, no `Z`, no offset, no fraction; a date in the past is accepted.
+//! The year is 1970–2199, the range AWS documents for the cron year field (spec 003, "Cron
+//! expressions"): AWS documents no range of its own for `at()`, and one range for both keeps
+//! every expression Cumulo accepts inside what its searches cover.
 //! Knows nothing of windows: StartDate and EndDate do not apply to one-time schedules.
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 
-use super::zone;
+use super::{zone, FIRST_YEAR, LAST_YEAR};
 
-/// Parses the text between `at(` and `)`. `None` when AWS would reject it.
+/// Parses the text between `at(` and `)`. `None` when AWS would reject it, or when the year
+/// is outside [`FIRST_YEAR`]–[`LAST_YEAR`].
 pub fn parse(body: &str) -> Option<NaiveDateTime> {
     let b = body.as_bytes();
     if b.len() != 19 {
@@ -25,6 +29,9 @@ pub fn parse(body: &str) -> Option<NaiveDateTime> {
         return None;
     }
     let year = i32::try_from(digits(0..4)?).ok()?;
+    if !(FIRST_YEAR..=LAST_YEAR).contains(&year) {
+        return None;
+    }
     let date = NaiveDate::from_ymd_opt(year, digits(5..7)?, digits(8..10)?)?;
     date.and_hms_opt(digits(11..13)?, digits(14..16)?, digits(17..19)?)
 }

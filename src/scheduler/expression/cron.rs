@@ -232,6 +232,23 @@ impl CronExpression {
         }
     }
 
+    /// True when the whole local day `date` matches the year, month and day fields.
+    pub fn matches_day(&self, date: NaiveDate) -> bool {
+        let (year, month) = (date.year(), date.month());
+        let Ok(index) = u32::try_from(year - FIRST_YEAR) else {
+            return false;
+        };
+        year <= LAST_YEAR
+            && self.years[(index / 64) as usize] & (1 << (index % 64)) != 0
+            && self.months & (1 << month) != 0
+            && self.day_mask(year, month) & (1 << date.day()) != 0
+    }
+
+    /// How many minutes of a matching local day the expression names (hours × minutes).
+    pub fn minutes_per_day(&self) -> u64 {
+        u64::from(self.hours.count_ones()) * u64::from(self.minutes.count_ones())
+    }
+
     /// The first year ≥ `year` in the year field.
     fn next_year(&self, year: i32) -> Option<i32> {
         let start = u32::try_from(year - FIRST_YEAR).ok()?;

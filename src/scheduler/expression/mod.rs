@@ -11,11 +11,13 @@
 //! - `rate.rs`: metered intervals from an anchor.
 //! - `cron.rs`: the cron grammar, per-field bitsets, and the local next-minute search.
 //! - `zone.rs`: local wall-clock time → instant with the daylight-saving rules.
+//! - `count.rs`: how many occurrences fall in a span, without listing them.
 //!
 //! Every search is bounded: cron never looks past 31 December 2199 (the last year a cron can
 //! name), and works month by month with calendar arithmetic, never minute by minute.
 
 mod at;
+mod count;
 mod cron;
 mod rate;
 mod zone;
@@ -24,6 +26,8 @@ mod zone;
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bounds;
 
 use std::str::FromStr;
 
@@ -32,6 +36,7 @@ use chrono::{
 };
 use chrono_tz::Tz;
 
+pub use count::{count_through, last_through};
 pub use cron::{CronExpression, FIRST_YEAR, LAST_YEAR};
 
 /// A parsed schedule expression.

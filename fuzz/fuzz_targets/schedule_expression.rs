@@ -1,0 +1,5 @@
+//! Fuzz target `schedule_expression`: hands libFuzzer's input to `cumulo::fuzzing::schedule_expression` (see that function
+//! for the input's shape and the properties checked).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| cumulo::fuzzing::schedule_expression(data));
