@@ -11,11 +11,16 @@ use std::collections::{BTreeSet, HashSet};
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::engine::{PlanValues, KNOWN_AFTER_APPLY};
-use super::model::{ChangeAction, ChangeDetail, ResourceChange, ResourceRecord};
+use super::id::LogicalId;
+use super::model::{ChangeAction, ChangeDetail, ResourceChange};
 use super::providers::UpdateKind;
 use super::registry;
+use super::store::ResourceRecord;
 use super::template::{Resolved, ResourceDecl, ResourceValues};
+
+mod values;
+
+pub use values::{PlanValues, KNOWN_AFTER_APPLY};
 
 /// What executing a change set does.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,7 +28,7 @@ pub struct Plan {
     /// `Changes`, in template order (removals last).
     pub changes: Vec<ResourceChange>,
     /// Logical ids the plan modifies (executed even when their properties evaluate the same).
-    pub modified: BTreeSet<String>,
+    pub modified: BTreeSet<LogicalId>,
     /// Whether anything besides resources changes (outputs, parameters, tags, ...).
     pub other_changes: bool,
 }
@@ -66,7 +71,7 @@ pub fn plan_create(resolved: &Resolved) -> Plan {
         .filter_map(|id| resolved.resources.get(id))
         .map(|decl| ResourceChange {
             action: ChangeAction::Add,
-            logical_id: decl.logical_id.clone(),
+            logical_id: LogicalId::from(&decl.logical_id),
             physical_id: None,
             resource_type: decl.type_name.clone(),
             replacement: None,
@@ -87,7 +92,7 @@ pub fn plan_create(resolved: &Resolved) -> Plan {
 /// What an UPDATE plan is computed from.
 pub(crate) struct UpdateInputs<'a> {
     /// The stack's resources now.
-    pub current: &'a IndexMap<String, ResourceRecord>,
+    pub current: &'a IndexMap<LogicalId, ResourceRecord>,
     /// The current template's resource declarations (raw, for telling a changed expression
     /// from a changed input), when known.
     pub old_declarations: Option<&'a IndexMap<String, ResourceDecl>>,
@@ -112,13 +117,13 @@ pub(crate) fn plan_update(
         let Some(decl) = inputs.resolved.resources.get(logical_id) else {
             continue;
         };
-        let old = inputs.current.get(logical_id).filter(|r| r.exists);
+        let old = inputs.current.get(logical_id.as_str()).filter(|r| r.exists);
         let Some(old) = old else {
             values.unknown_ref.insert(logical_id.clone());
             values.unknown_attributes.insert(logical_id.clone());
             plan.changes.push(ResourceChange {
                 action: ChangeAction::Add,
-                logical_id: logical_id.clone(),
+                logical_id: LogicalId::from(logical_id),
                 physical_id: None,
                 resource_type: decl.type_name.clone(),
                 replacement: None,
@@ -147,11 +152,11 @@ pub(crate) fn plan_update(
             }
             _ => {}
         }
-        plan.modified.insert(logical_id.clone());
+        plan.modified.insert(LogicalId::from(logical_id));
         plan.changes.push(change);
     }
     for (logical_id, old) in inputs.current.iter().rev() {
-        if inputs.resolved.resources.contains_key(logical_id) || !old.exists {
+        if inputs.resolved.resources.contains_key(logical_id.as_str()) || !old.exists {
             continue;
         }
         plan.changes.push(ResourceChange {
@@ -244,7 +249,7 @@ fn modify(
         }
         let old_raw = inputs
             .old_declarations
-            .and_then(|d| d.get(&old.logical_id))
+            .and_then(|d| d.get(old.logical_id.as_str()))
             .map(|d| &d.properties);
         for key in &changed_keys {
             let recreation = if create_only.contains(&key.as_str()) {

@@ -8,7 +8,6 @@
 //! (`crate::faults`, extensions.md "Faults"): a hold waits in wall time, a message fails the
 //! step exactly like a provider error.
 
-mod control;
 mod values;
 
 use std::collections::BTreeSet;
@@ -20,14 +19,17 @@ use serde_json::Value;
 use crate::faults::{FaultHit, FaultOperation, ResourceStep};
 use crate::ids::Scope;
 
-pub use control::{OperationControl, Phase};
-pub(crate) use values::{PlanValues, Values, KNOWN_AFTER_APPLY};
+pub(crate) use values::Values;
 
+use super::control::OperationControl;
 use super::error::messages::USER_INITIATED;
-use super::model::{JournalEntry, OnFailure, Output, ResourceRecord, StepKind, Tag, UpdateJournal};
+use super::id::{LogicalId, PhysicalId, StackId};
+use super::model::{OnFailure, Output, Tag};
 use super::providers::{Current, HandlerErrorCode, ProviderContext, ResourceProvider, UpdateKind};
 use super::status::{ExecutionStatus, ResourceStatus, StackStatus};
-use super::store::{StackEntry, STACK_TYPE};
+use super::store::{
+    JournalEntry, ResourceEvent, ResourceRecord, StackEntry, StepKind, UpdateJournal,
+};
 use super::template::{BoundParameters, Evaluator, Pseudo, Resolved, Template};
 use super::{Shared, StackRef};
 
@@ -74,7 +76,7 @@ pub(crate) enum Operation {
         exec: Exec,
         /// Resources the plan says change even when their properties evaluate the same
         /// (metadata, policies, dynamic values).
-        planned: BTreeSet<String>,
+        planned: BTreeSet<LogicalId>,
         /// Stop in UPDATE_FAILED instead of rolling back.
         disable_rollback: bool,
         /// The change set being executed, if any.
@@ -83,13 +85,13 @@ pub(crate) enum Operation {
     /// Delete every resource (DeleteStack).
     Delete {
         /// Logical ids to leave in place (RetainResources).
-        retain: Vec<String>,
+        retain: Vec<LogicalId>,
     },
     /// Roll a failed update back from its journal (automatic, RollbackStack,
     /// ContinueUpdateRollback).
     UpdateRollback {
         /// Logical ids to leave as they are (ContinueUpdateRollback ResourcesToSkip).
-        skip: Vec<String>,
+        skip: Vec<LogicalId>,
     },
     /// Delete what a create with rollback disabled made (RollbackStack from CREATE_FAILED).
     CreateRollback,
@@ -99,7 +101,7 @@ pub(crate) enum Operation {
 pub(crate) struct Runner {
     shared: Arc<Shared>,
     scope: Scope,
-    stack_id: String,
+    stack_id: StackId,
     stack_name: String,
     control: Arc<OperationControl>,
 }
@@ -108,7 +110,7 @@ pub(crate) struct Runner {
 struct Finish {
     shared: Arc<Shared>,
     scope: Scope,
-    stack_id: String,
+    stack_id: StackId,
     control: Arc<OperationControl>,
 }
 
@@ -116,14 +118,8 @@ impl Drop for Finish {
     fn drop(&mut self) {
         {
             let mut state = self.shared.lock();
-            if let Some(entry) = state.region(&self.scope).stack_mut(&self.stack_id) {
-                if entry
-                    .operation
-                    .as_ref()
-                    .is_some_and(|op| Arc::ptr_eq(op, &self.control))
-                {
-                    entry.operation = None;
-                }
+            if let Some(entry) = state.region(&self.scope).stack_mut(self.stack_id.as_str()) {
+                entry.end_operation(&self.control);
             }
         }
         self.control.finished();
@@ -132,7 +128,7 @@ impl Drop for Finish {
 
 /// A failed step: which resource and the reason shown on its event.
 struct Failure {
-    logical_id: String,
+    logical_id: LogicalId,
     reason: String,
 }
 
@@ -190,22 +186,19 @@ impl Runner {
     /// Runs `f` on the stack entry under the lock (short, synchronous).
     fn with_stack<R>(&self, f: impl FnOnce(&mut StackEntry, &Shared) -> R) -> Option<R> {
         let mut state = self.shared.lock();
-        let entry = state.region(&self.scope).stack_mut(&self.stack_id)?;
+        let entry = state
+            .region(&self.scope)
+            .stack_mut(self.stack_id.as_str())?;
         Some(f(entry, &self.shared))
     }
 
-    /// Moves the stack to `to` (through the state machine) and appends its event.
+    /// Moves the stack to `to` through the store (which refuses, logs and counts an edge the
+    /// state machine lacks) and appends its event.
     fn stack_status(&self, to: StackStatus, reason: Option<String>) {
         let now = self.shared.deps.clock.now();
-        self.with_stack(|entry, shared| {
-            let from = entry.record.status;
-            if let Err(err) = from.transition(to) {
-                tracing::error!(%err, stack = %entry.record.stack_name, "stack state machine");
-            }
-            entry.record.status = to;
-            entry.record.status_reason = reason.clone();
-            if to == StackStatus::DeleteComplete {
-                entry.record.deletion_time = Some(now);
+        self.with_stack(|entry, _| {
+            if entry.set_status(to, reason, now).is_err() {
+                return;
             }
             if matches!(to, StackStatus::CreateComplete | StackStatus::RollbackComplete) {
                 // Read by docs/benchmarks.md: CreateStack / CREATE change set to terminal status.
@@ -213,85 +206,30 @@ impl Runner {
                 let elapsed_ms = elapsed_us.unwrap_or(i64::MAX) as f64 / 1000.0;
                 tracing::info!(stack = %entry.record.stack_name, status = to.as_str(), elapsed_ms, "stack create finished");
             }
-            let (name, id) = (
-                entry.record.stack_name.clone(),
-                entry.record.stack_id.clone(),
-            );
-            entry.push_event(
-                &shared.deps.storage,
-                &shared.deps.ids,
-                now,
-                &name,
-                &id,
-                STACK_TYPE,
-                to.as_str(),
-                reason,
-                None,
-            );
-            entry.save(&shared.deps.storage);
         });
     }
 
-    /// Sets a resource's status (through the state machine), records the event, and lets
-    /// `edit` change the record first. Creates the record from `initial` when absent.
-    #[allow(clippy::too_many_arguments)]
-    fn resource_event(
+    /// Starts creating `record` (CREATE_IN_PROGRESS) through the store.
+    fn begin_create(&self, record: ResourceRecord) {
+        let now = self.shared.deps.clock.now();
+        self.with_stack(|entry, _| entry.begin_create_resource(record, now));
+    }
+
+    /// Moves a resource through the store: `edit` changes its record, then its status changes
+    /// as `event` says and the event is appended (an illegal edge is refused, logged, counted).
+    fn resource_status(
         &self,
         logical_id: &str,
-        initial: Option<ResourceRecord>,
-        status: ResourceStatus,
-        event_physical_id: Option<&str>,
-        reason: Option<String>,
-        with_properties: bool,
+        event: ResourceEvent<'_>,
         edit: impl FnOnce(&mut ResourceRecord),
     ) {
         let now = self.shared.deps.clock.now();
-        self.with_stack(|entry, shared| {
-            if !entry.resources.contains_key(logical_id) {
-                match initial {
-                    Some(record) => {
-                        entry.resources.insert(logical_id.to_string(), record);
-                    }
-                    None => return,
-                }
-            } else if let Some(res) = entry.resources.get_mut(logical_id) {
-                // A repeated status (the second CREATE_IN_PROGRESS) is an event, not an edge.
-                if res.status != status {
-                    if let Err(err) = res.status.transition(status) {
-                        tracing::error!(%err, logical_id, "resource state machine");
-                    }
-                }
-            }
-            let Some(res) = entry.resources.get_mut(logical_id) else {
-                return;
-            };
-            edit(res);
-            res.status = status;
-            res.status_reason = reason.clone();
-            res.last_updated = now;
-            let physical = event_physical_id
-                .map(str::to_string)
-                .unwrap_or_else(|| res.physical_id.clone().unwrap_or_default());
-            let type_name = res.type_name.clone();
-            let properties = with_properties.then(|| res.properties.to_string());
-            entry.push_event(
-                &shared.deps.storage,
-                &shared.deps.ids,
-                now,
-                logical_id,
-                &physical,
-                &type_name,
-                status.as_str(),
-                reason,
-                properties,
-            );
-            entry.save_resource(&shared.deps.storage, logical_id);
-        });
+        self.with_stack(|entry, _| entry.set_resource_status(logical_id, event, now, edit));
     }
 
     /// A resource record, cloned.
     fn resource(&self, logical_id: &str) -> Option<ResourceRecord> {
-        self.with_stack(|entry, _| entry.resources.get(logical_id).cloned())
+        self.with_stack(|entry, _| entry.resource(logical_id).cloned())
             .flatten()
     }
 
@@ -304,13 +242,7 @@ impl Runner {
     fn set_execution_status(&self, change_set_id: Option<&str>, to: ExecutionStatus) {
         let Some(id) = change_set_id else { return };
         let mut state = self.shared.lock();
-        if let Some(cs) = state.region(&self.scope).change_sets.get_mut(id) {
-            if let Err(err) = cs.record.execution_status.transition(to) {
-                tracing::error!(%err, change_set = id, "execution state machine");
-            }
-            cs.record.execution_status = to;
-            cs.save(&self.shared.deps.storage);
-        }
+        let _ = state.region(&self.scope).set_execution_status(id, to);
     }
 
     // ------------------------------------------------------------------- provider steps
@@ -324,7 +256,7 @@ impl Runner {
         ProviderContext {
             scope: &self.scope,
             stack_name: &self.stack_name,
-            stack_id: &self.stack_id,
+            stack_id: self.stack_id.as_str(),
             logical_id,
             type_name,
             stack_tags: tags,
@@ -443,53 +375,34 @@ impl Runner {
     ) -> Result<ResourceRecord, Failure> {
         let Some(decl) = exec.resolved.resources.get(logical_id) else {
             return Err(Failure {
-                logical_id: logical_id.to_string(),
+                logical_id: LogicalId::from(logical_id),
                 reason: format!("Resource {logical_id} is not in the template"),
             });
         };
         let now = self.shared.deps.clock.now();
         let evaluated = self.properties(exec, values, logical_id);
-        let record = ResourceRecord {
-            logical_id: logical_id.to_string(),
-            type_name: decl.type_name.clone(),
-            physical_id: None,
-            status: ResourceStatus::CreateInProgress,
-            status_reason: None,
-            last_updated: now,
-            properties: evaluated
-                .clone()
-                .unwrap_or(Value::Object(Default::default())),
-            ref_value: None,
-            attributes: IndexMap::new(),
-            deletion_policy: decl.deletion_policy.clone(),
-            update_replace_policy: decl.update_replace_policy.clone(),
-            metadata: decl.metadata.clone(),
-            exists: false,
-        };
+        let mut record = ResourceRecord::new(LogicalId::from(logical_id), &decl.type_name, now);
+        if let Ok(properties) = &evaluated {
+            record.properties = properties.clone();
+        }
+        record.deletion_policy = decl.deletion_policy.clone();
+        record.update_replace_policy = decl.update_replace_policy.clone();
+        record.metadata = decl.metadata.clone();
         let fail = |reason: String| {
-            self.resource_event(
+            self.resource_status(
                 logical_id,
-                None,
-                ResourceStatus::CreateFailed,
-                Some(""),
-                Some(reason.clone()),
-                true,
+                ResourceEvent::new(ResourceStatus::CreateFailed)
+                    .reason(reason.clone())
+                    .physical("")
+                    .with_properties(),
                 |_| {},
             );
             Failure {
-                logical_id: logical_id.to_string(),
+                logical_id: LogicalId::from(logical_id),
                 reason,
             }
         };
-        self.resource_event(
-            logical_id,
-            Some(record.clone()),
-            ResourceStatus::CreateInProgress,
-            Some(""),
-            None,
-            true,
-            |res| *res = record.clone(),
-        );
+        self.begin_create(record.clone());
         let properties = evaluated.map_err(&fail)?;
         let provider = self.provider(&decl.type_name).map_err(&fail)?;
         self.fault(logical_id, &decl.type_name, FaultOperation::Create)
@@ -507,27 +420,22 @@ impl Runner {
             made.attributes.clone(),
         );
         let physical = made.physical_id.clone();
-        self.resource_event(
+        self.resource_status(
             logical_id,
-            None,
-            ResourceStatus::CreateInProgress,
-            Some(&physical),
-            Some(CREATION_INITIATED.to_string()),
-            true,
+            ResourceEvent::new(ResourceStatus::CreateInProgress)
+                .reason(CREATION_INITIATED.to_string())
+                .physical(&physical)
+                .with_properties(),
             |res| {
-                res.physical_id = Some(made.physical_id.clone());
+                res.physical_id = Some(PhysicalId::from(&made.physical_id));
                 res.ref_value = Some(made.ref_value.clone());
                 res.attributes = made.attributes.clone();
                 res.exists = true;
             },
         );
-        self.resource_event(
+        self.resource_status(
             logical_id,
-            None,
-            ResourceStatus::CreateComplete,
-            None,
-            None,
-            true,
+            ResourceEvent::new(ResourceStatus::CreateComplete).with_properties(),
             |_| {},
         );
         Ok(self.resource(logical_id).unwrap_or(record))
@@ -538,57 +446,41 @@ impl Runner {
     async fn delete_resource(&self, record: &ResourceRecord, retain: bool) -> Result<(), Failure> {
         let logical_id = record.logical_id.as_str();
         if matches!(
-            record.status,
+            record.status(),
             ResourceStatus::DeleteComplete | ResourceStatus::DeleteSkipped
         ) {
             return Ok(());
         }
         if retain && record.exists {
-            self.resource_event(
+            self.resource_status(
                 logical_id,
-                None,
-                ResourceStatus::DeleteSkipped,
-                None,
-                None,
-                false,
+                ResourceEvent::new(ResourceStatus::DeleteSkipped),
                 |_| {},
             );
             return Ok(());
         }
-        self.resource_event(
+        self.resource_status(
             logical_id,
-            None,
-            ResourceStatus::DeleteInProgress,
-            None,
-            None,
-            false,
+            ResourceEvent::new(ResourceStatus::DeleteInProgress),
             |_| {},
         );
         if record.exists {
             let result = self.delete_physical(record).await;
             if let Err(reason) = result {
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::DeleteFailed,
-                    None,
-                    Some(reason.clone()),
-                    false,
+                    ResourceEvent::new(ResourceStatus::DeleteFailed).reason(reason.clone()),
                     |_| {},
                 );
                 return Err(Failure {
-                    logical_id: logical_id.to_string(),
+                    logical_id: record.logical_id.clone(),
                     reason,
                 });
             }
         }
-        self.resource_event(
+        self.resource_status(
             logical_id,
-            None,
-            ResourceStatus::DeleteComplete,
-            None,
-            None,
-            false,
+            ResourceEvent::new(ResourceStatus::DeleteComplete),
             |res| res.exists = false,
         );
         Ok(())
@@ -598,14 +490,14 @@ impl Runner {
     async fn delete_physical(&self, record: &ResourceRecord) -> Result<(), String> {
         let provider = self.provider(&record.type_name)?;
         self.fault(
-            &record.logical_id,
+            record.logical_id.as_str(),
             &record.type_name,
             FaultOperation::Delete,
         )
         .await?;
         let tags = self.stack_tags();
-        let cx = self.context(&record.logical_id, &record.type_name, &tags);
-        let physical = record.physical_id.clone().unwrap_or_default();
+        let cx = self.context(record.logical_id.as_str(), &record.type_name, &tags);
+        let physical = record.physical_text().to_string();
         provider
             .delete(
                 &cx,
@@ -660,7 +552,7 @@ impl Runner {
                 if existing.exporting_stack_id != self.stack_id {
                     let by = region
                         .stacks
-                        .get(&existing.exporting_stack_id)
+                        .get(existing.exporting_stack_id.as_str())
                         .map(|s| s.record.stack_name.clone())
                         .unwrap_or_default();
                     return Err(format!(
@@ -670,38 +562,27 @@ impl Runner {
             }
         }
         for (name, value) in &old {
-            let kept = outputs
+            let now = outputs
                 .iter()
-                .any(|o| o.export_name.as_deref() == Some(name) && &o.value == value);
-            if !kept {
-                let users = region.importers(name, Some(&self.stack_id));
-                if !users.is_empty() {
-                    return Err(format!(
-                        "Export {name} cannot be updated as it is in use by {}",
-                        users.join(" and ")
-                    ));
-                }
+                .find(|o| o.export_name.as_deref() == Some(name));
+            if now.is_some_and(|o| &o.value == value) {
+                continue;
+            }
+            let users = region.importers(name, Some(self.stack_id.as_str()));
+            if !users.is_empty() {
+                // AWS's two texts: the export leaves the template, or its value changes.
+                let verb = if now.is_none() { "deleted" } else { "updated" };
+                return Err(format!(
+                    "Export {name} cannot be {verb} as it is in use by {}",
+                    users.join(" and ")
+                ));
             }
         }
-        region
-            .exports
-            .retain(|_, e| e.exporting_stack_id != self.stack_id);
-        for o in &outputs {
-            if let Some(name) = &o.export_name {
-                region.exports.insert(
-                    name.clone(),
-                    super::model::Export {
-                        exporting_stack_id: self.stack_id.clone(),
-                        name: name.clone(),
-                        value: o.value.clone(),
-                    },
-                );
-            }
-        }
-        if let Some(entry) = region.stack_mut(&self.stack_id) {
+        region.publish_exports(&self.stack_id, &outputs);
+        if let Some(entry) = region.stack_mut(self.stack_id.as_str()) {
             entry.record.outputs = outputs;
             entry.record.imports = imports;
-            entry.save(&self.shared.deps.storage);
+            entry.save();
         }
         Ok(())
     }
@@ -709,10 +590,7 @@ impl Runner {
     /// Removes this stack's exports (its deletion).
     fn drop_exports(&self) {
         let mut state = self.shared.lock();
-        let region = state.region(&self.scope);
-        region
-            .exports
-            .retain(|_, e| e.exporting_stack_id != self.stack_id);
+        state.region(&self.scope).drop_exports(&self.stack_id);
     }
 
     // ------------------------------------------------------------------- create
@@ -772,7 +650,7 @@ impl Runner {
             ),
         );
         let records: Vec<ResourceRecord> = self
-            .with_stack(|entry, _| entry.resources.values().cloned().collect())
+            .with_stack(|entry, _| entry.resources().values().cloned().collect())
             .unwrap_or_default();
         let mut failed = Vec::new();
         for record in records.iter().rev() {
@@ -787,9 +665,9 @@ impl Runner {
         }
         if failed.is_empty() {
             let now = self.shared.deps.clock.now();
-            self.with_stack(|entry, shared| {
+            self.with_stack(|entry, _| {
                 entry.record.deletion_time = Some(now);
-                entry.save(&shared.deps.storage);
+                entry.save();
             });
             self.drop_exports();
             self.stack_status(StackStatus::RollbackComplete, None);
@@ -798,7 +676,7 @@ impl Runner {
                 StackStatus::RollbackFailed,
                 Some(format!(
                     "The following resource(s) failed to delete: [{}]. ",
-                    failed.join(", ")
+                    join_ids(&failed)
                 )),
             );
         }
@@ -806,17 +684,17 @@ impl Runner {
 
     // ------------------------------------------------------------------- delete
 
-    async fn delete(self, retain: Vec<String>) {
+    async fn delete(self, retain: Vec<LogicalId>) {
         self.delete_all(retain, false).await;
     }
 
     /// Deletes every resource in reverse order, then the stack (DELETE_COMPLETE), or stops in
     /// DELETE_FAILED. The stack is already DELETE_IN_PROGRESS.
-    async fn delete_all(&self, retain: Vec<String>, after_failed_create: bool) {
+    async fn delete_all(&self, retain: Vec<LogicalId>, after_failed_create: bool) {
         let (records, journal) = self
             .with_stack(|entry, _| {
                 (
-                    entry.resources.values().cloned().collect::<Vec<_>>(),
+                    entry.resources().values().cloned().collect::<Vec<_>>(),
                     entry.record.journal.clone(),
                 )
             })
@@ -858,7 +736,7 @@ impl Runner {
                 StackStatus::DeleteFailed,
                 Some(format!(
                     "The following resource(s) failed to delete: [{}]. ",
-                    failed.join(", ")
+                    join_ids(&failed)
                 )),
             );
             return;
@@ -866,18 +744,7 @@ impl Runner {
         self.drop_exports();
         self.stack_status(StackStatus::DeleteComplete, None);
         let mut state = self.shared.lock();
-        let region = state.region(&self.scope);
-        if region.live.get(&self.stack_name) == Some(&self.stack_id) {
-            region.live.remove(&self.stack_name);
-        }
-        let storage = &self.shared.deps.storage;
-        region.change_sets.retain(|id, cs| {
-            let keep = cs.record.stack_id != self.stack_id;
-            if !keep {
-                storage.delete(super::store::CHANGE_SETS, id);
-            }
-            keep
-        });
+        state.region(&self.scope).retire_stack(&self.stack_id);
     }
 
     // ------------------------------------------------------------------- update
@@ -885,18 +752,18 @@ impl Runner {
     async fn update(
         self,
         exec: Exec,
-        planned: BTreeSet<String>,
+        planned: BTreeSet<LogicalId>,
         disable_rollback: bool,
         change_set_id: Option<String>,
     ) {
         let mut values = Values::new(self.shared.clone(), self.scope.clone());
-        let current: IndexMap<String, ResourceRecord> = self
-            .with_stack(|entry, _| entry.resources.clone())
+        let current: IndexMap<LogicalId, ResourceRecord> = self
+            .with_stack(|entry, _| entry.resources().clone())
             .unwrap_or_default();
         for res in current.values() {
             if res.exists {
                 values.set(
-                    &res.logical_id,
+                    res.logical_id.as_str(),
                     res.ref_value.clone(),
                     res.attributes.clone(),
                 );
@@ -907,7 +774,7 @@ impl Runner {
             if self.control.is_cancelled() {
                 failure = Some((
                     Failure {
-                        logical_id: String::new(),
+                        logical_id: LogicalId::default(),
                         reason: STACK_UPDATE_CANCELLED.to_string(),
                     },
                     false,
@@ -923,7 +790,7 @@ impl Runner {
                         Err(_) => (None, false),
                     };
                     self.journal(JournalEntry {
-                        logical_id: logical_id.clone(),
+                        logical_id: LogicalId::from(&logical_id),
                         kind: StepKind::Add,
                         before: None,
                         created,
@@ -933,7 +800,12 @@ impl Runner {
                     step.map(|_| ()).map_err(|f| (f, true))
                 }
                 Some(old) => self
-                    .update_resource(&exec, &mut values, &old, planned.contains(&logical_id))
+                    .update_resource(
+                        &exec,
+                        &mut values,
+                        &old,
+                        planned.contains(logical_id.as_str()),
+                    )
                     .await
                     .map_err(|f| (f, false)),
             };
@@ -946,7 +818,7 @@ impl Runner {
         // or an output/export problem.
         let reason = match failure {
             Some(_) if self.control.is_cancelled() => Some(STACK_UPDATE_CANCELLED.to_string()),
-            Some((f, _)) if f.logical_id.is_empty() => Some(f.reason),
+            Some((f, _)) if f.logical_id.as_str().is_empty() => Some(f.reason),
             Some((f, created)) => Some(join_reason(
                 &format!(
                     "The following resource(s) failed to {}: [{}]",
@@ -972,9 +844,9 @@ impl Runner {
         }
         self.stack_status(StackStatus::UpdateCompleteCleanupInProgress, None);
         self.cleanup_after_update(&exec).await;
-        self.with_stack(|entry, shared| {
+        self.with_stack(|entry, _| {
             entry.record.journal = None;
-            entry.save(&shared.deps.storage);
+            entry.save();
         });
         self.stack_status(StackStatus::UpdateComplete, None);
         self.set_execution_status(change_set_id.as_deref(), ExecutionStatus::ExecuteComplete);
@@ -982,7 +854,7 @@ impl Runner {
 
     /// Appends (or replaces) the journal entry of a resource.
     fn journal(&self, item: JournalEntry) {
-        self.with_stack(|entry, shared| {
+        self.with_stack(|entry, _| {
             if let Some(journal) = entry.record.journal.as_mut() {
                 match journal
                     .entries
@@ -992,7 +864,7 @@ impl Runner {
                     Some(existing) => *existing = item,
                     None => journal.entries.push(item),
                 }
-                entry.save(&shared.deps.storage);
+                entry.save();
             }
         });
     }
@@ -1012,17 +884,16 @@ impl Runner {
         };
         // A failed step left the physical resource as it was: so is its record.
         let fail_event = |reason: String, physical: Option<&str>| {
-            self.resource_event(
+            self.resource_status(
                 logical_id,
-                None,
-                ResourceStatus::UpdateFailed,
-                physical,
-                Some(reason.clone()),
-                true,
+                ResourceEvent::new(ResourceStatus::UpdateFailed)
+                    .reason(reason.clone())
+                    .maybe_physical(physical)
+                    .with_properties(),
                 |res| res.properties = old.properties.clone(),
             );
             Failure {
-                logical_id: logical_id.to_string(),
+                logical_id: LogicalId::from(logical_id),
                 reason,
             }
         };
@@ -1030,20 +901,16 @@ impl Runner {
             Ok(p) => p,
             Err(reason) => {
                 self.journal(JournalEntry {
-                    logical_id: logical_id.to_string(),
+                    logical_id: old.logical_id.clone(),
                     kind: StepKind::RecordOnly,
                     before: Some(old.clone()),
                     created: None,
                     succeeded: false,
                     restored: false,
                 });
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    None,
-                    None,
-                    false,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress),
                     |_| {},
                 );
                 return Err(fail_event(reason, None));
@@ -1074,7 +941,7 @@ impl Runner {
             Some(UpdateKind::Move) => StepKind::Move,
         };
         let mut entry = JournalEntry {
-            logical_id: logical_id.to_string(),
+            logical_id: old.logical_id.clone(),
             kind: step_kind,
             before: Some(old.clone()),
             created: None,
@@ -1088,7 +955,7 @@ impl Runner {
             res.metadata = decl.metadata.clone();
         };
         let tags = self.stack_tags();
-        let old_physical = old.physical_id.clone().unwrap_or_default();
+        let old_physical = old.physical_text().to_string();
         let current = Current {
             physical_id: &old_physical,
             properties: &old.properties,
@@ -1097,13 +964,9 @@ impl Runner {
         match step_kind {
             StepKind::RecordOnly | StepKind::InPlace => {
                 let in_progress_props = new_props.clone();
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    None,
-                    None,
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress).with_properties(),
                     |res| res.properties = in_progress_props,
                 );
                 if step_kind == StepKind::InPlace {
@@ -1121,40 +984,30 @@ impl Runner {
                         Some(made.ref_value.clone()),
                         made.attributes.clone(),
                     );
-                    self.resource_event(
+                    self.resource_status(
                         logical_id,
-                        None,
-                        ResourceStatus::UpdateComplete,
-                        None,
-                        None,
-                        true,
+                        ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
                         |res| {
-                            res.physical_id = Some(made.physical_id.clone());
+                            res.physical_id = Some(PhysicalId::from(&made.physical_id));
                             res.ref_value = Some(made.ref_value.clone());
                             res.attributes = made.attributes.clone();
                             set_attrs(res);
                         },
                     );
                 } else {
-                    self.resource_event(
+                    self.resource_status(
                         logical_id,
-                        None,
-                        ResourceStatus::UpdateComplete,
-                        None,
-                        None,
-                        true,
+                        ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
                         set_attrs,
                     );
                 }
             }
             StepKind::Replace => {
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    None,
-                    Some(REPLACEMENT.to_string()),
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
+                        .reason(REPLACEMENT.to_string())
+                        .with_properties(),
                     |_| {},
                 );
                 self.fault(logical_id, &old.type_name, FaultOperation::Create)
@@ -1172,40 +1025,31 @@ impl Runner {
                 );
                 let physical = made.physical_id.clone();
                 let replaced_props = new_props.clone();
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    Some(&physical),
-                    Some(CREATION_INITIATED.to_string()),
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
+                        .reason(CREATION_INITIATED.to_string())
+                        .physical(&physical)
+                        .with_properties(),
                     |res| {
-                        res.physical_id = Some(made.physical_id.clone());
+                        res.physical_id = Some(PhysicalId::from(&made.physical_id));
                         res.ref_value = Some(made.ref_value.clone());
                         res.attributes = made.attributes.clone();
                         res.properties = replaced_props;
                         set_attrs(res);
                     },
                 );
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateComplete,
-                    None,
-                    None,
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
                     |_| {},
                 );
                 entry.created = self.resource(logical_id);
             }
             StepKind::Move => {
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    None,
-                    None,
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress).with_properties(),
                     |_| {},
                 );
                 // The old schedule is disabled before the destination exists, so the two are
@@ -1235,15 +1079,11 @@ impl Runner {
                     made.attributes.clone(),
                 );
                 let moved_props = new_props.clone();
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateComplete,
-                    None,
-                    None,
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
                     |res| {
-                        res.physical_id = Some(made.physical_id.clone());
+                        res.physical_id = Some(PhysicalId::from(&made.physical_id));
                         res.ref_value = Some(made.ref_value.clone());
                         res.attributes = made.attributes.clone();
                         res.properties = moved_props;
@@ -1285,9 +1125,9 @@ impl Runner {
         let removed: Vec<ResourceRecord> = self
             .with_stack(|entry, _| {
                 entry
-                    .resources
+                    .resources()
                     .values()
-                    .filter(|r| !exec.resolved.resources.contains_key(&r.logical_id))
+                    .filter(|r| !exec.resolved.resources.contains_key(r.logical_id.as_str()))
                     .cloned()
                     .collect()
             })
@@ -1296,40 +1136,17 @@ impl Runner {
             let _ = self
                 .delete_resource(record, record.retained_on_delete())
                 .await;
-            self.with_stack(|entry, shared| {
-                entry.resources.shift_remove(&record.logical_id);
-                entry.save_resource(&shared.deps.storage, &record.logical_id);
-            });
+            self.forget(record.logical_id.as_str());
         }
-        let position = order_index(&exec.resolved.order);
-        self.with_stack(|entry, shared| {
-            entry
-                .resources
-                .sort_by_cached_key(|k, _| position.get(k.as_str()).copied().unwrap_or(usize::MAX));
-            entry.save_all_resources(&shared.deps.storage);
-        });
+        self.with_stack(|entry, _| entry.order_resources(&exec.resolved.order));
     }
 
     /// Deletes (or skips) a physical resource an update displaced, with events carrying its
     /// physical id; failures are events only (the update has committed).
     async fn delete_displaced(&self, before: &ResourceRecord, retain: bool) {
-        let logical_id = before.logical_id.as_str();
-        let physical = before.physical_id.clone().unwrap_or_default();
-        let now = self.shared.deps.clock.now();
         let event = |status: ResourceStatus, reason: Option<String>| {
-            self.with_stack(|entry, shared| {
-                entry.push_event(
-                    &shared.deps.storage,
-                    &shared.deps.ids,
-                    now,
-                    logical_id,
-                    &physical,
-                    &before.type_name,
-                    status.as_str(),
-                    reason,
-                    None,
-                );
-            });
+            let now = self.shared.deps.clock.now();
+            self.with_stack(|entry, _| entry.displaced_event(before, status, reason, now));
         };
         if retain {
             event(ResourceStatus::DeleteSkipped, None);
@@ -1348,7 +1165,7 @@ impl Runner {
     /// first) → UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS (delete what the update created)
     /// → UPDATE_ROLLBACK_COMPLETE; or UPDATE_ROLLBACK_FAILED with the journal kept when a
     /// restore fails.
-    async fn update_rollback(&self, reason: Option<String>, skip: Vec<String>) {
+    async fn update_rollback(&self, reason: Option<String>, skip: Vec<LogicalId>) {
         self.stack_status(StackStatus::UpdateRollbackInProgress, reason);
         let journal = self
             .with_stack(|entry, _| entry.record.journal.clone())
@@ -1364,20 +1181,16 @@ impl Runner {
                 continue;
             }
             if skip.contains(&item.logical_id) {
-                self.resource_event(
-                    &item.logical_id,
-                    None,
-                    ResourceStatus::UpdateComplete,
-                    None,
-                    None,
-                    false,
+                self.resource_status(
+                    item.logical_id.as_str(),
+                    ResourceEvent::new(ResourceStatus::UpdateComplete),
                     |_| {},
                 );
-                self.mark_restored(&item.logical_id);
+                self.mark_restored(item.logical_id.as_str());
                 continue;
             }
             match self.restore(item).await {
-                Ok(()) => self.mark_restored(&item.logical_id),
+                Ok(()) => self.mark_restored(item.logical_id.as_str()),
                 Err(f) => failed.push(f.logical_id),
             }
         }
@@ -1386,7 +1199,7 @@ impl Runner {
                 StackStatus::UpdateRollbackFailed,
                 Some(format!(
                     "The following resource(s) failed to update: [{}]. ",
-                    failed.join(", ")
+                    join_ids(&failed)
                 )),
             );
             return;
@@ -1397,7 +1210,9 @@ impl Runner {
                 // An added resource goes, also one whose creation failed (its events say so,
                 // as a create rollback's do); DeletionPolicy Retain keeps one that exists.
                 (StepKind::Add, created) => {
-                    let current = self.resource(&item.logical_id).or_else(|| created.clone());
+                    let current = self
+                        .resource(item.logical_id.as_str())
+                        .or_else(|| created.clone());
                     if let Some(current) = current {
                         let retain = matches!(
                             current.deletion_policy.as_deref(),
@@ -1405,7 +1220,7 @@ impl Runner {
                         );
                         let _ = self.delete_resource(&current, retain).await;
                     }
-                    self.forget(&item.logical_id);
+                    self.forget(item.logical_id.as_str());
                 }
                 (StepKind::Replace | StepKind::Move, Some(created)) => {
                     self.delete_displaced(created, false).await;
@@ -1418,7 +1233,7 @@ impl Runner {
     }
 
     fn mark_restored(&self, logical_id: &str) {
-        self.with_stack(|entry, shared| {
+        self.with_stack(|entry, _| {
             if let Some(journal) = entry.record.journal.as_mut() {
                 for e in journal
                     .entries
@@ -1427,16 +1242,13 @@ impl Runner {
                 {
                     e.restored = true;
                 }
-                entry.save(&shared.deps.storage);
+                entry.save();
             }
         });
     }
 
     fn forget(&self, logical_id: &str) {
-        self.with_stack(|entry, shared| {
-            entry.resources.shift_remove(logical_id);
-            entry.save_resource(&shared.deps.storage, logical_id);
-        });
+        self.with_stack(|entry, _| entry.remove_resource(logical_id));
     }
 
     /// Puts one resource back as the journal recorded it before the update.
@@ -1456,17 +1268,13 @@ impl Runner {
             res.exists = before.exists;
         };
         let fail = |reason: String| {
-            self.resource_event(
+            self.resource_status(
                 logical_id,
-                None,
-                ResourceStatus::UpdateFailed,
-                None,
-                Some(reason.clone()),
-                false,
+                ResourceEvent::new(ResourceStatus::UpdateFailed).reason(reason.clone()),
                 |_| {},
             );
             Failure {
-                logical_id: logical_id.to_string(),
+                logical_id: LogicalId::from(logical_id),
                 reason,
             }
         };
@@ -1474,34 +1282,26 @@ impl Runner {
         match item.kind {
             StepKind::Add => Ok(()),
             StepKind::RecordOnly | StepKind::Replace => {
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    before_physical.as_deref(),
-                    None,
-                    false,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
+                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str)),
                     |_| {},
                 );
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateComplete,
-                    before_physical.as_deref(),
-                    None,
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateComplete)
+                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str))
+                        .with_properties(),
                     restore_record,
                 );
                 Ok(())
             }
             StepKind::InPlace | StepKind::Move => {
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateInProgress,
-                    before_physical.as_deref(),
-                    None,
-                    false,
+                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
+                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str)),
                     |_| {},
                 );
                 let half_way = self
@@ -1514,7 +1314,7 @@ impl Runner {
                 // A moved schedule: the destination is disabled before the original is
                 // enabled again (a destination already gone has nothing to disable).
                 if let (StepKind::Move, Some(created)) = (item.kind, &item.created) {
-                    let physical = created.physical_id.clone().unwrap_or_default();
+                    let physical = created.physical_text().to_string();
                     let disabled = provider.disable(
                         &cx,
                         &Current {
@@ -1534,7 +1334,7 @@ impl Runner {
                         .await
                         .map_err(&fail)?;
                 }
-                let physical = before.physical_id.clone().unwrap_or_default();
+                let physical = before.physical_text().to_string();
                 let made = provider
                     .update(
                         &cx,
@@ -1546,13 +1346,11 @@ impl Runner {
                         &before.properties,
                     )
                     .map_err(|e| fail(e.reason(&self.request_token())))?;
-                self.resource_event(
+                self.resource_status(
                     logical_id,
-                    None,
-                    ResourceStatus::UpdateComplete,
-                    before_physical.as_deref(),
-                    None,
-                    true,
+                    ResourceEvent::new(ResourceStatus::UpdateComplete)
+                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str))
+                        .with_properties(),
                     |res| {
                         restore_record(res);
                         res.attributes = made.attributes.clone();
@@ -1569,22 +1367,8 @@ impl Runner {
     fn restore_stack(&self, journal: &UpdateJournal) {
         let mut state = self.shared.lock();
         let region = state.region(&self.scope);
-        region
-            .exports
-            .retain(|_, e| e.exporting_stack_id != self.stack_id);
-        for o in &journal.outputs {
-            if let Some(name) = &o.export_name {
-                region.exports.insert(
-                    name.clone(),
-                    super::model::Export {
-                        exporting_stack_id: self.stack_id.clone(),
-                        name: name.clone(),
-                        value: o.value.clone(),
-                    },
-                );
-            }
-        }
-        let Some(entry) = region.stack_mut(&self.stack_id) else {
+        region.publish_exports(&self.stack_id, &journal.outputs);
+        let Some(entry) = region.stack_mut(self.stack_id.as_str()) else {
             return;
         };
         let r = &mut entry.record;
@@ -1599,22 +1383,17 @@ impl Runner {
         r.imports = journal.imports.clone();
         r.journal = None;
         entry.template = None;
-        let position = order_index(&journal.resource_order);
-        entry
-            .resources
-            .sort_by_cached_key(|k, _| position.get(k.as_str()).copied().unwrap_or(usize::MAX));
-        entry.save(&self.shared.deps.storage);
-        entry.save_all_resources(&self.shared.deps.storage);
+        entry.save();
+        entry.order_resources(&journal.resource_order);
     }
 }
 
-/// Position of each logical id in an order.
-fn order_index(order: &[String]) -> std::collections::HashMap<&str, usize> {
-    order
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
-        .collect()
+/// `A, B` of logical ids, as AWS lists them in reasons.
+fn join_ids(ids: &[LogicalId]) -> String {
+    ids.iter()
+        .map(LogicalId::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `<reason>. <tail>` (or `<reason> <tail>` when the reason already ends with a period), the
@@ -1641,7 +1420,7 @@ pub(crate) fn new_journal(entry: &StackEntry) -> UpdateJournal {
         tags: r.tags.clone(),
         notification_arns: r.notification_arns.clone(),
         imports: r.imports.clone(),
-        resource_order: entry.resources.keys().cloned().collect(),
+        resource_order: entry.resources().keys().cloned().collect(),
         entries: Vec::new(),
     }
 }

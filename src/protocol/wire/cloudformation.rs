@@ -10,12 +10,13 @@ use chrono::{DateTime, Utc};
 
 use crate::app::App;
 use crate::cloudformation::model::{
-    ChangeSetRecord, ChangeSetType, CreateChangeSetInput, CreateStackInput, DeleteStackInput,
-    ExecuteChangeSetInput, OnFailure, Output, Parameter, ParameterDeclaration, ParameterSpec,
-    ResourceChange, RollbackConfiguration, StackEventRecord, StackRecord, Tag, TemplateSource,
-    TemplateSummary, UpdateStackInput,
+    ChangeSetType, CreateChangeSetInput, CreateStackInput, DeleteStackInput, ExecuteChangeSetInput,
+    OnFailure, Output, Parameter, ParameterDeclaration, ParameterSpec, ResourceChange,
+    RollbackConfiguration, Tag, TemplateSource, TemplateSummary, UpdateStackInput,
 };
-use crate::cloudformation::{self, StackResourceView};
+use crate::cloudformation::{
+    self, ChangeSetRecord, StackEventRecord, StackRecord, StackResourceView,
+};
 use crate::protocol::error::{Protocol, WireError};
 use crate::protocol::query::QueryInput;
 use crate::protocol::xml::XmlWriter;
@@ -66,14 +67,14 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             let input = create_stack_input(form)?;
             let stack_id = cfn.create_stack(scope, input).await?;
             let mut w = XmlWriter::response(action, XMLNS);
-            w.elem("StackId", &stack_id);
+            w.elem("StackId", stack_id.as_str());
             Ok(w.finish(rid))
         }
         "UpdateStack" => {
             let input = update_stack_input(form)?;
             let stack_id = cfn.update_stack(scope, input).await?;
             let mut w = XmlWriter::response(action, XMLNS);
-            w.elem("StackId", &stack_id);
+            w.elem("StackId", stack_id.as_str());
             Ok(w.finish(rid))
         }
         "DeleteStack" => {
@@ -108,7 +109,7 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             w.open("StackEvents");
             for event in &events.page.items {
                 w.open("member");
-                write_event(&mut w, &events.stack_id, &events.stack_name, event);
+                write_event(&mut w, events.stack_id.as_str(), &events.stack_name, event);
                 w.close("member");
             }
             w.close("StackEvents");
@@ -124,13 +125,10 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             write_resource_head(&mut w, &view);
             w.elem(
                 "LastUpdatedTimestamp",
-                &iso_millis(view.resource.last_updated),
+                &iso_millis(view.resource.last_updated()),
             );
-            w.elem("ResourceStatus", view.resource.status.as_str());
-            w.opt_elem(
-                "ResourceStatusReason",
-                view.resource.status_reason.as_deref(),
-            );
+            w.elem("ResourceStatus", view.resource.status().as_str());
+            w.opt_elem("ResourceStatusReason", view.resource.status_reason());
             let metadata = view
                 .resource
                 .metadata
@@ -154,12 +152,9 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             for view in &views {
                 w.open("member");
                 write_resource_head(&mut w, view);
-                w.elem("Timestamp", &iso_millis(view.resource.last_updated));
-                w.elem("ResourceStatus", view.resource.status.as_str());
-                w.opt_elem(
-                    "ResourceStatusReason",
-                    view.resource.status_reason.as_deref(),
-                );
+                w.elem("Timestamp", &iso_millis(view.resource.last_updated()));
+                w.elem("ResourceStatus", view.resource.status().as_str());
+                w.opt_elem("ResourceStatusReason", view.resource.status_reason());
                 drift(&mut w, "StackResourceDriftStatus");
                 w.close("member");
             }
@@ -173,12 +168,15 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             w.open("StackResourceSummaries");
             for res in &page.items {
                 w.open("member");
-                w.elem("LogicalResourceId", &res.logical_id);
-                w.opt_elem("PhysicalResourceId", res.physical_id.as_deref());
+                w.elem("LogicalResourceId", res.logical_id.as_str());
+                w.opt_elem(
+                    "PhysicalResourceId",
+                    res.physical_id.as_ref().map(|p| p.as_str()),
+                );
                 w.elem("ResourceType", &res.type_name);
-                w.elem("LastUpdatedTimestamp", &iso_millis(res.last_updated));
-                w.elem("ResourceStatus", res.status.as_str());
-                w.opt_elem("ResourceStatusReason", res.status_reason.as_deref());
+                w.elem("LastUpdatedTimestamp", &iso_millis(res.last_updated()));
+                w.elem("ResourceStatus", res.status().as_str());
+                w.opt_elem("ResourceStatusReason", res.status_reason());
                 drift(&mut w, "StackResourceDriftStatus");
                 w.close("member");
             }
@@ -193,7 +191,7 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             w.open("StackSummaries");
             for s in &page.items {
                 w.open("member");
-                w.elem("StackId", &s.stack_id);
+                w.elem("StackId", s.stack_id.as_str());
                 w.elem("StackName", &s.stack_name);
                 w.opt_elem("TemplateDescription", s.template_description.as_deref());
                 w.elem("CreationTime", &iso_millis(s.creation_time));
@@ -245,7 +243,7 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             let (id, stack_id) = cfn.create_change_set(scope, input).await?;
             let mut w = XmlWriter::response(action, XMLNS);
             w.elem("Id", &id);
-            w.elem("StackId", &stack_id);
+            w.elem("StackId", stack_id.as_str());
             Ok(w.finish(rid))
         }
         "DescribeChangeSet" => {
@@ -285,13 +283,13 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             w.open("Summaries");
             for cs in &page.items {
                 w.open("member");
-                w.elem("StackId", &cs.stack_id);
+                w.elem("StackId", cs.stack_id.as_str());
                 w.elem("StackName", &cs.stack_name);
                 w.elem("ChangeSetId", &cs.change_set_id);
                 w.elem("ChangeSetName", &cs.change_set_name);
-                w.elem("ExecutionStatus", cs.execution_status.as_str());
-                w.elem("Status", cs.status.as_str());
-                w.opt_elem("StatusReason", cs.status_reason.as_deref());
+                w.elem("ExecutionStatus", cs.execution_status().as_str());
+                w.elem("Status", cs.status().as_str());
+                w.opt_elem("StatusReason", cs.status_reason());
                 w.elem("CreationTime", &iso_millis(cs.creation_time));
                 w.opt_elem("Description", cs.description.as_deref());
                 w.bool_elem("IncludeNestedStacks", cs.include_nested_stacks);
@@ -307,7 +305,7 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             w.open("Exports");
             for e in &page.items {
                 w.open("member");
-                w.elem("ExportingStackId", &e.exporting_stack_id);
+                w.elem("ExportingStackId", e.exporting_stack_id.as_str());
                 w.elem("Name", &e.name);
                 w.elem("Value", &e.value);
                 w.close("member");
@@ -339,7 +337,7 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
             let name = required(form, "StackName")?;
             let stack_id = cfn.rollback_stack(scope, name).await?;
             let mut w = XmlWriter::response(action, XMLNS);
-            w.elem("StackId", &stack_id);
+            w.elem("StackId", stack_id.as_str());
             Ok(w.finish(rid))
         }
         "UpdateTerminationProtection" => {
@@ -349,7 +347,7 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
                 .ok_or_else(|| missing("EnableTerminationProtection"))?;
             let stack_id = cfn.update_termination_protection(scope, name, enable)?;
             let mut w = XmlWriter::response(action, XMLNS);
-            w.elem("StackId", &stack_id);
+            w.elem("StackId", stack_id.as_str());
             Ok(w.finish(rid))
         }
         "SetStackPolicy" => {
@@ -626,7 +624,7 @@ fn write_outputs(w: &mut XmlWriter, outputs: &[Output]) {
 /// One `Stack` (DescribeStacks): members in the order of the fixture; optional ones only when
 /// AWS shows them (aws-contract.md §2.2 "Field presence").
 fn write_stack(w: &mut XmlWriter, s: &StackRecord) {
-    w.elem("StackId", &s.stack_id);
+    w.elem("StackId", s.stack_id.as_str());
     w.elem("StackName", &s.stack_name);
     w.opt_elem("ChangeSetId", s.change_set_id.as_deref());
     w.opt_elem("Description", s.description.as_deref());
@@ -637,8 +635,8 @@ fn write_stack(w: &mut XmlWriter, s: &StackRecord) {
     opt_time(w, "DeletionTime", s.deletion_time);
     opt_time(w, "LastUpdatedTime", s.last_updated_time);
     write_rollback_configuration(w, &s.rollback_configuration);
-    w.elem("StackStatus", s.status.as_str());
-    w.opt_elem("StackStatusReason", s.status_reason.as_deref());
+    w.elem("StackStatus", s.status().as_str());
+    w.opt_elem("StackStatusReason", s.status_reason());
     w.bool_elem("DisableRollback", s.disable_rollback);
     w.string_list(
         "NotificationARNs",
@@ -655,7 +653,7 @@ fn write_stack(w: &mut XmlWriter, s: &StackRecord) {
     }
     w.opt_elem("RoleARN", s.role_arn.as_deref());
     write_tags(w, &s.tags);
-    if s.status != cloudformation::StackStatus::DeleteComplete {
+    if s.status() != cloudformation::StackStatus::DeleteComplete {
         w.bool_elem(
             "EnableTerminationProtection",
             s.enable_termination_protection,
@@ -671,7 +669,7 @@ fn write_event(w: &mut XmlWriter, stack_id: &str, stack_name: &str, e: &StackEve
     w.elem("StackId", stack_id);
     w.elem("EventId", &e.event_id);
     w.elem("StackName", stack_name);
-    w.elem("LogicalResourceId", &e.logical_id);
+    w.elem("LogicalResourceId", e.logical_id.as_str());
     w.elem("PhysicalResourceId", &e.physical_id);
     w.elem("ResourceType", &e.resource_type);
     w.elem("Timestamp", &iso_millis(e.timestamp));
@@ -682,9 +680,12 @@ fn write_event(w: &mut XmlWriter, stack_id: &str, stack_name: &str, e: &StackEve
 
 fn write_resource_head(w: &mut XmlWriter, view: &StackResourceView) {
     w.elem("StackName", &view.stack_name);
-    w.elem("StackId", &view.stack_id);
-    w.elem("LogicalResourceId", &view.resource.logical_id);
-    w.opt_elem("PhysicalResourceId", view.resource.physical_id.as_deref());
+    w.elem("StackId", view.stack_id.as_str());
+    w.elem("LogicalResourceId", view.resource.logical_id.as_str());
+    w.opt_elem(
+        "PhysicalResourceId",
+        view.resource.physical_id.as_ref().map(|p| p.as_str()),
+    );
     w.elem("ResourceType", &view.resource.type_name);
 }
 
@@ -751,16 +752,16 @@ fn write_change_set(
 ) {
     w.elem("ChangeSetName", &cs.change_set_name);
     w.elem("ChangeSetId", &cs.change_set_id);
-    w.elem("StackId", &cs.stack_id);
+    w.elem("StackId", cs.stack_id.as_str());
     w.elem("StackName", &cs.stack_name);
     w.opt_elem("Description", cs.description.as_deref());
     if !cs.parameters.is_empty() {
         write_parameters(w, &cs.parameters);
     }
     w.elem("CreationTime", &iso_millis(cs.creation_time));
-    w.elem("ExecutionStatus", cs.execution_status.as_str());
-    w.elem("Status", cs.status.as_str());
-    w.opt_elem("StatusReason", cs.status_reason.as_deref());
+    w.elem("ExecutionStatus", cs.execution_status().as_str());
+    w.elem("Status", cs.status().as_str());
+    w.opt_elem("StatusReason", cs.status_reason());
     w.string_list(
         "NotificationARNs",
         cs.notification_arns.iter().flatten().map(String::as_str),
@@ -777,8 +778,11 @@ fn write_change_set(
         w.open("ResourceChange");
         w.opt_elem("PolicyAction", c.policy_action.as_deref());
         w.elem("Action", c.action.as_str());
-        w.elem("LogicalResourceId", &c.logical_id);
-        w.opt_elem("PhysicalResourceId", c.physical_id.as_deref());
+        w.elem("LogicalResourceId", c.logical_id.as_str());
+        w.opt_elem(
+            "PhysicalResourceId",
+            c.physical_id.as_ref().map(|p| p.as_str()),
+        );
         w.elem("ResourceType", &c.resource_type);
         w.opt_elem("Replacement", c.replacement.as_deref());
         w.string_list("Scope", c.scope.iter().map(String::as_str));
