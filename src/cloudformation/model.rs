@@ -327,14 +327,36 @@ pub struct ExecuteChangeSetInput {
 pub struct DeleteStackInput {
     /// `StackName` (name or id).
     pub stack_name: String,
-    /// `RetainResources`.
-    pub retain_resources: Vec<String>,
+    /// `RetainResources` (only in DELETE_FAILED).
+    pub retain_resources: Vec<LogicalId>,
     /// `RoleARN`.
     pub role_arn: Option<String>,
     /// `ClientRequestToken`.
     pub client_request_token: Option<String>,
-    /// `DeletionMode`: `STANDARD` or `FORCE_DELETE_STACK`.
-    pub deletion_mode: Option<String>,
+    /// `DeletionMode` (absent: STANDARD).
+    pub deletion_mode: DeletionMode,
+}
+
+/// DeleteStack's `DeletionMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeletionMode {
+    /// `STANDARD`: a resource that fails to delete leaves the stack DELETE_FAILED.
+    #[default]
+    Standard,
+    /// `FORCE_DELETE_STACK`, from DELETE_FAILED only: resources that fail to delete are left
+    /// (DELETE_SKIPPED) and the stack is deleted.
+    ForceDeleteStack,
+}
+
+impl DeletionMode {
+    /// Parses `STANDARD` / `FORCE_DELETE_STACK`.
+    pub fn parse(text: &str) -> Option<DeletionMode> {
+        match text {
+            "STANDARD" => Some(DeletionMode::Standard),
+            "FORCE_DELETE_STACK" => Some(DeletionMode::ForceDeleteStack),
+            _ => None,
+        }
+    }
 }
 
 /// A template parameter as GetTemplateSummary (`ParameterDeclaration`) and ValidateTemplate

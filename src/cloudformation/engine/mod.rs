@@ -8,12 +8,14 @@
 //! (`crate::faults`, extensions.md "Faults"): a hold waits in wall time, a message fails the
 //! step exactly like a provider error.
 
+mod create;
+mod delete;
+mod rollback;
+mod update;
 mod values;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::faults::{FaultHit, FaultOperation, ResourceStep};
@@ -22,27 +24,28 @@ use crate::ids::Scope;
 pub(crate) use values::Values;
 
 use super::control::OperationControl;
-use super::error::messages::USER_INITIATED;
-use super::id::{LogicalId, PhysicalId, StackId};
-use super::model::{OnFailure, Output, Tag};
-use super::providers::{Current, HandlerErrorCode, ProviderContext, ResourceProvider, UpdateKind};
-use super::status::{ExecutionStatus, ResourceStatus, StackStatus};
-use super::store::{
-    JournalEntry, ResourceEvent, ResourceRecord, StackEntry, StepKind, UpdateJournal,
-};
+use super::id::{LogicalId, StackId};
+use super::model::{OnFailure, Tag};
+use super::providers::{ProviderContext, ResourceProvider};
+use super::shared::{Shared, StackRef};
+use super::status::{ExecutionStatus, StackStatus};
+use super::store::{ResourceEvent, ResourceRecord, StackEntry, UpdateJournal};
 use super::template::{BoundParameters, Evaluator, Pseudo, Resolved, Template};
-use super::{Shared, StackRef};
+
+use delete::{DeleteCause, DeleteOptions};
+
+pub(crate) use update::UpdateRun;
 
 /// Reason of the first CREATE_IN_PROGRESS/UPDATE_IN_PROGRESS event carrying a new physical id.
-const CREATION_INITIATED: &str = "Resource creation Initiated";
+pub(super) const CREATION_INITIATED: &str = "Resource creation Initiated";
 /// Reason of a resource whose update CancelUpdateStack interrupted.
-const RESOURCE_UPDATE_CANCELLED: &str = "Resource update cancelled";
+pub(super) const RESOURCE_UPDATE_CANCELLED: &str = "Resource update cancelled";
 /// Reason of a resource whose creation CancelUpdateStack interrupted (aws-contract.md §3.3).
-const RESOURCE_CREATION_CANCELLED: &str = "Resource creation cancelled";
+pub(super) const RESOURCE_CREATION_CANCELLED: &str = "Resource creation cancelled";
 /// Stack reason of an update CancelUpdateStack interrupted.
-const STACK_UPDATE_CANCELLED: &str = "Stack update cancelled";
+pub(super) const STACK_UPDATE_CANCELLED: &str = "Stack update cancelled";
 /// Reason of the UPDATE_IN_PROGRESS event that starts a replacement.
-const REPLACEMENT: &str =
+pub(super) const REPLACEMENT: &str =
     "Requested update requires the creation of a new physical resource; hence creating one.";
 
 /// The template context of a create or update: what resource properties and outputs are
@@ -71,21 +74,14 @@ pub(crate) enum Operation {
         change_set_id: Option<String>,
     },
     /// Apply a new template (UpdateStack, ExecuteChangeSet UPDATE).
-    Update {
-        /// The template context.
-        exec: Exec,
-        /// Resources the plan says change even when their properties evaluate the same
-        /// (metadata, policies, dynamic values).
-        planned: BTreeSet<LogicalId>,
-        /// Stop in UPDATE_FAILED instead of rolling back.
-        disable_rollback: bool,
-        /// The change set being executed, if any.
-        change_set_id: Option<String>,
-    },
+    Update(UpdateRun),
     /// Delete every resource (DeleteStack).
     Delete {
         /// Logical ids to leave in place (RetainResources).
         retain: Vec<LogicalId>,
+        /// DeletionMode FORCE_DELETE_STACK: a resource that fails to delete is left
+        /// (DELETE_SKIPPED) and the stack is deleted.
+        force: bool,
     },
     /// Roll a failed update back from its journal (automatic, RollbackStack,
     /// ContinueUpdateRollback).
@@ -126,10 +122,18 @@ impl Drop for Finish {
     }
 }
 
-/// A failed step: which resource and the reason shown on its event.
+/// A failed step: the resource whose `*_FAILED` event (with the reason) was appended.
 struct Failure {
     logical_id: LogicalId,
-    reason: String,
+}
+
+impl Failure {
+    /// A failure of `logical_id`.
+    fn of(logical_id: impl Into<LogicalId>) -> Failure {
+        Failure {
+            logical_id: logical_id.into(),
+        }
+    }
 }
 
 impl Runner {
@@ -162,17 +166,15 @@ impl Runner {
                     on_failure,
                     change_set_id,
                 } => runner.create(exec, on_failure, change_set_id).await,
-                Operation::Update {
-                    exec,
-                    planned,
-                    disable_rollback,
-                    change_set_id,
-                } => {
-                    runner
-                        .update(exec, planned, disable_rollback, change_set_id)
-                        .await
+                Operation::Update(run) => runner.update(run).await,
+                Operation::Delete { retain, force } => {
+                    let options = DeleteOptions {
+                        retain,
+                        cause: DeleteCause::Request,
+                        force,
+                    };
+                    runner.delete_all(options).await
                 }
-                Operation::Delete { retain } => runner.delete(retain).await,
                 Operation::UpdateRollback { skip } => runner.update_rollback(None, skip).await,
                 Operation::CreateRollback => {
                     runner.create_rollback(None, OnFailure::Rollback).await
@@ -184,7 +186,7 @@ impl Runner {
     // ------------------------------------------------------------------- store access
 
     /// Runs `f` on the stack entry under the lock (short, synchronous).
-    fn with_stack<R>(&self, f: impl FnOnce(&mut StackEntry, &Shared) -> R) -> Option<R> {
+    pub(super) fn with_stack<R>(&self, f: impl FnOnce(&mut StackEntry, &Shared) -> R) -> Option<R> {
         let mut state = self.shared.lock();
         let entry = state
             .region(&self.scope)
@@ -194,7 +196,7 @@ impl Runner {
 
     /// Moves the stack to `to` through the store (which refuses, logs and counts an edge the
     /// state machine lacks) and appends its event.
-    fn stack_status(&self, to: StackStatus, reason: Option<String>) {
+    pub(super) fn stack_status(&self, to: StackStatus, reason: Option<String>) {
         let now = self.shared.deps.clock.now();
         self.with_stack(|entry, _| {
             if entry.set_status(to, reason, now).is_err() {
@@ -210,14 +212,14 @@ impl Runner {
     }
 
     /// Starts creating `record` (CREATE_IN_PROGRESS) through the store.
-    fn begin_create(&self, record: ResourceRecord) {
+    pub(super) fn begin_create(&self, record: ResourceRecord) {
         let now = self.shared.deps.clock.now();
         self.with_stack(|entry, _| entry.begin_create_resource(record, now));
     }
 
     /// Moves a resource through the store: `edit` changes its record, then its status changes
     /// as `event` says and the event is appended (an illegal edge is refused, logged, counted).
-    fn resource_status(
+    pub(super) fn resource_status(
         &self,
         logical_id: &str,
         event: ResourceEvent<'_>,
@@ -228,18 +230,18 @@ impl Runner {
     }
 
     /// A resource record, cloned.
-    fn resource(&self, logical_id: &str) -> Option<ResourceRecord> {
+    pub(super) fn resource(&self, logical_id: &str) -> Option<ResourceRecord> {
         self.with_stack(|entry, _| entry.resource(logical_id).cloned())
             .flatten()
     }
 
     /// The stack's tags.
-    fn stack_tags(&self) -> Vec<Tag> {
+    pub(super) fn stack_tags(&self) -> Vec<Tag> {
         self.with_stack(|entry, _| entry.record.tags.clone())
             .unwrap_or_default()
     }
 
-    fn set_execution_status(&self, change_set_id: Option<&str>, to: ExecutionStatus) {
+    pub(super) fn set_execution_status(&self, change_set_id: Option<&str>, to: ExecutionStatus) {
         let Some(id) = change_set_id else { return };
         let mut state = self.shared.lock();
         let _ = state.region(&self.scope).set_execution_status(id, to);
@@ -247,7 +249,7 @@ impl Runner {
 
     // ------------------------------------------------------------------- provider steps
 
-    fn context<'a>(
+    pub(super) fn context<'a>(
         &'a self,
         logical_id: &'a str,
         type_name: &'a str,
@@ -266,7 +268,7 @@ impl Runner {
     }
 
     /// Asks the fault injector about a step, using up one match of the first rule that fits.
-    fn fault_hit(
+    pub(super) fn fault_hit(
         &self,
         logical_id: &str,
         type_name: &str,
@@ -283,7 +285,11 @@ impl Runner {
     /// Waits out a rule's hold in wall time; CancelUpdateStack ends it at once, and a
     /// cancelled forward step then fails with `Resource creation cancelled` (create) or
     /// `Resource update cancelled` (update).
-    async fn hold(&self, hit: &FaultHit, operation: FaultOperation) -> Result<(), String> {
+    pub(super) async fn hold(
+        &self,
+        hit: &FaultHit,
+        operation: FaultOperation,
+    ) -> Result<(), String> {
         let Some(hold) = hit.hold else { return Ok(()) };
         self.control.hold_started();
         tokio::select! {
@@ -302,7 +308,7 @@ impl Runner {
     }
 
     /// Asks the fault injector about a step; waits out a hold; fails with the rule's message.
-    async fn fault(
+    pub(super) async fn fault(
         &self,
         logical_id: &str,
         type_name: &str,
@@ -321,7 +327,7 @@ impl Runner {
     /// The fault check of a two-part step (a group move, the restore of a moved schedule):
     /// a rule with a message fails it here, before anything changes (after its hold); a rule
     /// that only holds is returned, to hold the step half-way (see [`Runner::hold`]).
-    async fn split_fault(
+    pub(super) async fn split_fault(
         &self,
         logical_id: &str,
         type_name: &str,
@@ -339,7 +345,7 @@ impl Runner {
         }
     }
 
-    fn provider(&self, type_name: &str) -> Result<Arc<dyn ResourceProvider>, String> {
+    pub(super) fn provider(&self, type_name: &str) -> Result<Arc<dyn ResourceProvider>, String> {
         self.shared.providers.get(type_name).ok_or_else(|| {
             format!(
                 "Cumulo does not emulate resource type {type_name} (start it with CUMULO_CFN_UNSUPPORTED=placeholder to store such resources without a physical resource)"
@@ -347,12 +353,17 @@ impl Runner {
         })
     }
 
-    fn request_token(&self) -> String {
+    pub(super) fn request_token(&self) -> String {
         self.shared.deps.ids.uuid()
     }
 
     /// Evaluates a resource's properties against the current values.
-    fn properties(&self, exec: &Exec, values: &Values, logical_id: &str) -> Result<Value, String> {
+    pub(super) fn properties(
+        &self,
+        exec: &Exec,
+        values: &Values,
+        logical_id: &str,
+    ) -> Result<Value, String> {
         let evaluator = Evaluator::new(
             &exec.template,
             &exec.params,
@@ -365,1027 +376,15 @@ impl Runner {
             .map_err(|e| e.to_string())
     }
 
-    /// Creates one resource: CREATE_IN_PROGRESS ("" physical id), the provider call,
-    /// CREATE_IN_PROGRESS ("Resource creation Initiated"), CREATE_COMPLETE; or CREATE_FAILED.
-    async fn create_resource(
-        &self,
-        exec: &Exec,
-        values: &mut Values,
-        logical_id: &str,
-    ) -> Result<ResourceRecord, Failure> {
-        let Some(decl) = exec.resolved.resources.get(logical_id) else {
-            return Err(Failure {
-                logical_id: LogicalId::from(logical_id),
-                reason: format!("Resource {logical_id} is not in the template"),
-            });
-        };
-        let now = self.shared.deps.clock.now();
-        let evaluated = self.properties(exec, values, logical_id);
-        let mut record = ResourceRecord::new(LogicalId::from(logical_id), &decl.type_name, now);
-        if let Ok(properties) = &evaluated {
-            record.properties = properties.clone();
-        }
-        record.deletion_policy = decl.deletion_policy.clone();
-        record.update_replace_policy = decl.update_replace_policy.clone();
-        record.metadata = decl.metadata.clone();
-        let fail = |reason: String| {
-            self.resource_status(
-                logical_id,
-                ResourceEvent::new(ResourceStatus::CreateFailed)
-                    .reason(reason.clone())
-                    .physical("")
-                    .with_properties(),
-                |_| {},
-            );
-            Failure {
-                logical_id: LogicalId::from(logical_id),
-                reason,
-            }
-        };
-        self.begin_create(record.clone());
-        let properties = evaluated.map_err(&fail)?;
-        let provider = self.provider(&decl.type_name).map_err(&fail)?;
-        self.fault(logical_id, &decl.type_name, FaultOperation::Create)
-            .await
-            .map_err(&fail)?;
-        let tags = self.stack_tags();
-        let made = {
-            let cx = self.context(logical_id, &decl.type_name, &tags);
-            provider.create(&cx, &properties)
-        };
-        let made = made.map_err(|e| fail(e.reason(&self.request_token())))?;
-        values.set(
-            logical_id,
-            Some(made.ref_value.clone()),
-            made.attributes.clone(),
-        );
-        let physical = made.physical_id.clone();
-        self.resource_status(
-            logical_id,
-            ResourceEvent::new(ResourceStatus::CreateInProgress)
-                .reason(CREATION_INITIATED.to_string())
-                .physical(&physical)
-                .with_properties(),
-            |res| {
-                res.physical_id = Some(PhysicalId::from(&made.physical_id));
-                res.ref_value = Some(made.ref_value.clone());
-                res.attributes = made.attributes.clone();
-                res.exists = true;
-            },
-        );
-        self.resource_status(
-            logical_id,
-            ResourceEvent::new(ResourceStatus::CreateComplete).with_properties(),
-            |_| {},
-        );
-        Ok(self.resource(logical_id).unwrap_or(record))
-    }
-
-    /// Deletes one resource (DELETE_IN_PROGRESS, DELETE_COMPLETE / DELETE_FAILED), or skips it
-    /// (DELETE_SKIPPED) when `retain`.
-    async fn delete_resource(&self, record: &ResourceRecord, retain: bool) -> Result<(), Failure> {
-        let logical_id = record.logical_id.as_str();
-        if matches!(
-            record.status(),
-            ResourceStatus::DeleteComplete | ResourceStatus::DeleteSkipped
-        ) {
-            return Ok(());
-        }
-        if retain && record.exists {
-            self.resource_status(
-                logical_id,
-                ResourceEvent::new(ResourceStatus::DeleteSkipped),
-                |_| {},
-            );
-            return Ok(());
-        }
-        self.resource_status(
-            logical_id,
-            ResourceEvent::new(ResourceStatus::DeleteInProgress),
-            |_| {},
-        );
-        if record.exists {
-            let result = self.delete_physical(record).await;
-            if let Err(reason) = result {
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::DeleteFailed).reason(reason.clone()),
-                    |_| {},
-                );
-                return Err(Failure {
-                    logical_id: record.logical_id.clone(),
-                    reason,
-                });
-            }
-        }
-        self.resource_status(
-            logical_id,
-            ResourceEvent::new(ResourceStatus::DeleteComplete),
-            |res| res.exists = false,
-        );
-        Ok(())
-    }
-
-    /// The fault check and provider delete of one physical resource.
-    async fn delete_physical(&self, record: &ResourceRecord) -> Result<(), String> {
-        let provider = self.provider(&record.type_name)?;
-        self.fault(
-            record.logical_id.as_str(),
-            &record.type_name,
-            FaultOperation::Delete,
-        )
-        .await?;
-        let tags = self.stack_tags();
-        let cx = self.context(record.logical_id.as_str(), &record.type_name, &tags);
-        let physical = record.physical_text().to_string();
-        provider
-            .delete(
-                &cx,
-                &Current {
-                    physical_id: &physical,
-                    properties: &record.properties,
-                    attributes: &record.attributes,
-                },
-            )
-            .map_err(|e| e.reason(&self.request_token()))
-    }
-
     // ------------------------------------------------------------------- outputs and exports
-
-    /// Evaluates the outputs and checks the exports they declare; the error is the stack's
-    /// failure reason.
-    fn outputs(&self, exec: &Exec, values: &Values) -> Result<Vec<Output>, String> {
-        let evaluator = Evaluator::new(
-            &exec.template,
-            &exec.params,
-            &exec.pseudo,
-            &exec.resolved,
-            values,
-        );
-        let mut out = Vec::with_capacity(exec.resolved.outputs.len());
-        for key in exec.resolved.outputs.keys() {
-            let o = evaluator.output(key).map_err(|e| e.to_string())?;
-            out.push(Output {
-                key: key.clone(),
-                value: o.value,
-                description: o.description,
-                export_name: o.export_name,
-            });
-        }
-        Ok(out)
-    }
-
-    /// Checks the new exports against the region (duplicates, exports in use that would
-    /// disappear or change), then publishes them and the stack's imports.
-    fn commit_outputs(&self, outputs: Vec<Output>, imports: Vec<String>) -> Result<(), String> {
-        let mut state = self.shared.lock();
-        let region = state.region(&self.scope);
-        let old: Vec<(String, String)> = region
-            .exports
-            .values()
-            .filter(|e| e.exporting_stack_id == self.stack_id)
-            .map(|e| (e.name.clone(), e.value.clone()))
-            .collect();
-        for o in &outputs {
-            let Some(name) = &o.export_name else { continue };
-            if let Some(existing) = region.exports.get(name) {
-                if existing.exporting_stack_id != self.stack_id {
-                    let by = region
-                        .stacks
-                        .get(existing.exporting_stack_id.as_str())
-                        .map(|s| s.record.stack_name.clone())
-                        .unwrap_or_default();
-                    return Err(format!(
-                        "Export with name {name} is already exported by stack {by}"
-                    ));
-                }
-            }
-        }
-        for (name, value) in &old {
-            let now = outputs
-                .iter()
-                .find(|o| o.export_name.as_deref() == Some(name));
-            if now.is_some_and(|o| &o.value == value) {
-                continue;
-            }
-            let users = region.importers(name, Some(self.stack_id.as_str()));
-            if !users.is_empty() {
-                // AWS's two texts: the export leaves the template, or its value changes.
-                let verb = if now.is_none() { "deleted" } else { "updated" };
-                return Err(format!(
-                    "Export {name} cannot be {verb} as it is in use by {}",
-                    users.join(" and ")
-                ));
-            }
-        }
-        region.publish_exports(&self.stack_id, &outputs);
-        if let Some(entry) = region.stack_mut(self.stack_id.as_str()) {
-            entry.record.outputs = outputs;
-            entry.record.imports = imports;
-            entry.save();
-        }
-        Ok(())
-    }
-
-    /// Removes this stack's exports (its deletion).
-    fn drop_exports(&self) {
-        let mut state = self.shared.lock();
-        state.region(&self.scope).drop_exports(&self.stack_id);
-    }
 
     // ------------------------------------------------------------------- create
 
-    async fn create(self, exec: Exec, on_failure: OnFailure, change_set_id: Option<String>) {
-        let mut values = Values::new(self.shared.clone(), self.scope.clone());
-        let mut failure: Option<Failure> = None;
-        for logical_id in exec.resolved.order.clone() {
-            if let Err(f) = self.create_resource(&exec, &mut values, &logical_id).await {
-                failure = Some(f);
-                break;
-            }
-        }
-        let reason = match failure {
-            Some(f) => Some(format!(
-                "The following resource(s) failed to create: [{}]",
-                f.logical_id
-            )),
-            None => self
-                .outputs(&exec, &values)
-                .and_then(|o| self.commit_outputs(o, values.imports()))
-                .err(),
-        };
-        let Some(reason) = reason else {
-            self.stack_status(StackStatus::CreateComplete, None);
-            self.set_execution_status(change_set_id.as_deref(), ExecutionStatus::ExecuteComplete);
-            return;
-        };
-        self.set_execution_status(change_set_id.as_deref(), ExecutionStatus::ExecuteFailed);
-        self.create_rollback(Some(reason), on_failure).await;
-    }
-
-    /// What follows a failed create: CREATE_FAILED (rollback disabled), the rollback to
-    /// ROLLBACK_COMPLETE / ROLLBACK_FAILED, or deletion (OnFailure DELETE). `reason` is None for
-    /// RollbackStack of a CREATE_FAILED stack.
-    async fn create_rollback(&self, reason: Option<String>, on_failure: OnFailure) {
-        let joined = |tail: &str| reason.as_ref().map(|r| join_reason(r, tail));
-        match on_failure {
-            OnFailure::DoNothing => {
-                self.stack_status(StackStatus::CreateFailed, joined(""));
-                return;
-            }
-            OnFailure::Delete => {
-                self.stack_status(StackStatus::DeleteInProgress, joined(""));
-                self.delete_all(Vec::new(), true).await;
-                return;
-            }
-            OnFailure::Rollback => {}
-        }
-        self.stack_status(
-            StackStatus::RollbackInProgress,
-            Some(
-                reason
-                    .as_ref()
-                    .map(|r| join_reason(r, "Rollback requested by user."))
-                    .unwrap_or_else(|| USER_INITIATED.to_string()),
-            ),
-        );
-        let records: Vec<ResourceRecord> = self
-            .with_stack(|entry, _| entry.resources().values().cloned().collect())
-            .unwrap_or_default();
-        let mut failed = Vec::new();
-        for record in records.iter().rev() {
-            // RetainExceptOnCreate does not keep what a failed create made; Retain does.
-            let retain = matches!(
-                record.deletion_policy.as_deref(),
-                Some("Retain" | "Snapshot")
-            );
-            if let Err(f) = self.delete_resource(record, retain).await {
-                failed.push(f.logical_id);
-            }
-        }
-        if failed.is_empty() {
-            let now = self.shared.deps.clock.now();
-            self.with_stack(|entry, _| {
-                entry.record.deletion_time = Some(now);
-                entry.save();
-            });
-            self.drop_exports();
-            self.stack_status(StackStatus::RollbackComplete, None);
-        } else {
-            self.stack_status(
-                StackStatus::RollbackFailed,
-                Some(format!(
-                    "The following resource(s) failed to delete: [{}]. ",
-                    join_ids(&failed)
-                )),
-            );
-        }
-    }
-
     // ------------------------------------------------------------------- delete
-
-    async fn delete(self, retain: Vec<LogicalId>) {
-        self.delete_all(retain, false).await;
-    }
-
-    /// Deletes every resource in reverse order, then the stack (DELETE_COMPLETE), or stops in
-    /// DELETE_FAILED. The stack is already DELETE_IN_PROGRESS.
-    async fn delete_all(&self, retain: Vec<LogicalId>, after_failed_create: bool) {
-        let (records, journal) = self
-            .with_stack(|entry, _| {
-                (
-                    entry.resources().values().cloned().collect::<Vec<_>>(),
-                    entry.record.journal.clone(),
-                )
-            })
-            .unwrap_or_default();
-        // A stack left by a failed update (UPDATE_FAILED, UPDATE_ROLLBACK_FAILED) may own a
-        // second physical resource for a replaced or moved resource: delete it too.
-        for item in journal.iter().flat_map(|j| j.entries.iter()).rev() {
-            let Some(current) = records.iter().find(|r| r.logical_id == item.logical_id) else {
-                continue;
-            };
-            for other in [&item.before, &item.created].into_iter().flatten() {
-                let same = other.physical_id == current.physical_id
-                    && other.properties == current.properties;
-                if matches!(item.kind, StepKind::Replace | StepKind::Move) && other.exists && !same
-                {
-                    let keep = item.kind == StepKind::Replace
-                        && matches!(
-                            other.update_replace_policy.as_deref(),
-                            Some("Retain" | "Snapshot")
-                        );
-                    self.delete_displaced(other, keep).await;
-                }
-            }
-        }
-        let mut failed = Vec::new();
-        for record in records.iter().rev() {
-            let keep = retain.contains(&record.logical_id)
-                || match record.deletion_policy.as_deref() {
-                    Some("Retain") | Some("Snapshot") => true,
-                    Some("RetainExceptOnCreate") => !after_failed_create,
-                    _ => false,
-                };
-            if let Err(f) = self.delete_resource(record, keep).await {
-                failed.push(f.logical_id);
-            }
-        }
-        if !failed.is_empty() {
-            self.stack_status(
-                StackStatus::DeleteFailed,
-                Some(format!(
-                    "The following resource(s) failed to delete: [{}]. ",
-                    join_ids(&failed)
-                )),
-            );
-            return;
-        }
-        self.drop_exports();
-        self.stack_status(StackStatus::DeleteComplete, None);
-        let mut state = self.shared.lock();
-        state.region(&self.scope).retire_stack(&self.stack_id);
-    }
 
     // ------------------------------------------------------------------- update
 
-    async fn update(
-        self,
-        exec: Exec,
-        planned: BTreeSet<LogicalId>,
-        disable_rollback: bool,
-        change_set_id: Option<String>,
-    ) {
-        let mut values = Values::new(self.shared.clone(), self.scope.clone());
-        let current: IndexMap<LogicalId, ResourceRecord> = self
-            .with_stack(|entry, _| entry.resources().clone())
-            .unwrap_or_default();
-        for res in current.values() {
-            if res.exists {
-                values.set(
-                    res.logical_id.as_str(),
-                    res.ref_value.clone(),
-                    res.attributes.clone(),
-                );
-            }
-        }
-        let mut failure: Option<(Failure, bool)> = None;
-        for logical_id in exec.resolved.order.clone() {
-            if self.control.is_cancelled() {
-                failure = Some((
-                    Failure {
-                        logical_id: LogicalId::default(),
-                        reason: STACK_UPDATE_CANCELLED.to_string(),
-                    },
-                    false,
-                ));
-                break;
-            }
-            let old = self.resource(&logical_id).filter(|r| r.exists);
-            let result = match old {
-                None => {
-                    let step = self.create_resource(&exec, &mut values, &logical_id).await;
-                    let (created, succeeded) = match &step {
-                        Ok(rec) => (Some(rec.clone()), true),
-                        Err(_) => (None, false),
-                    };
-                    self.journal(JournalEntry {
-                        logical_id: LogicalId::from(&logical_id),
-                        kind: StepKind::Add,
-                        before: None,
-                        created,
-                        succeeded,
-                        restored: false,
-                    });
-                    step.map(|_| ()).map_err(|f| (f, true))
-                }
-                Some(old) => self
-                    .update_resource(
-                        &exec,
-                        &mut values,
-                        &old,
-                        planned.contains(logical_id.as_str()),
-                    )
-                    .await
-                    .map_err(|f| (f, false)),
-            };
-            if let Err(f) = result {
-                failure = Some(f);
-                break;
-            }
-        }
-        // The stack's reason: AWS's resource list (with its trailing ". "), the cancellation,
-        // or an output/export problem.
-        let reason = match failure {
-            Some(_) if self.control.is_cancelled() => Some(STACK_UPDATE_CANCELLED.to_string()),
-            Some((f, _)) if f.logical_id.as_str().is_empty() => Some(f.reason),
-            Some((f, created)) => Some(join_reason(
-                &format!(
-                    "The following resource(s) failed to {}: [{}]",
-                    if created { "create" } else { "update" },
-                    f.logical_id
-                ),
-                "",
-            )),
-            None => self
-                .outputs(&exec, &values)
-                .and_then(|o| self.commit_outputs(o, values.imports()))
-                .err()
-                .map(|r| join_reason(&r, "")),
-        };
-        if let Some(reason) = reason {
-            self.set_execution_status(change_set_id.as_deref(), ExecutionStatus::ExecuteFailed);
-            if disable_rollback {
-                self.stack_status(StackStatus::UpdateFailed, Some(reason));
-            } else {
-                self.update_rollback(Some(reason), Vec::new()).await;
-            }
-            return;
-        }
-        self.stack_status(StackStatus::UpdateCompleteCleanupInProgress, None);
-        self.cleanup_after_update(&exec).await;
-        self.with_stack(|entry, _| {
-            entry.record.journal = None;
-            entry.save();
-        });
-        self.stack_status(StackStatus::UpdateComplete, None);
-        self.set_execution_status(change_set_id.as_deref(), ExecutionStatus::ExecuteComplete);
-    }
-
-    /// Appends (or replaces) the journal entry of a resource.
-    fn journal(&self, item: JournalEntry) {
-        self.with_stack(|entry, _| {
-            if let Some(journal) = entry.record.journal.as_mut() {
-                match journal
-                    .entries
-                    .iter_mut()
-                    .find(|e| e.logical_id == item.logical_id)
-                {
-                    Some(existing) => *existing = item,
-                    None => journal.entries.push(item),
-                }
-                entry.save();
-            }
-        });
-    }
-
-    /// Updates one existing resource: in place, by replacement, by a move, or in its record
-    /// only; or nothing when nothing changed.
-    async fn update_resource(
-        &self,
-        exec: &Exec,
-        values: &mut Values,
-        old: &ResourceRecord,
-        planned: bool,
-    ) -> Result<(), Failure> {
-        let logical_id = old.logical_id.as_str();
-        let Some(decl) = exec.resolved.resources.get(logical_id) else {
-            return Ok(());
-        };
-        // A failed step left the physical resource as it was: so is its record.
-        let fail_event = |reason: String, physical: Option<&str>| {
-            self.resource_status(
-                logical_id,
-                ResourceEvent::new(ResourceStatus::UpdateFailed)
-                    .reason(reason.clone())
-                    .maybe_physical(physical)
-                    .with_properties(),
-                |res| res.properties = old.properties.clone(),
-            );
-            Failure {
-                logical_id: LogicalId::from(logical_id),
-                reason,
-            }
-        };
-        let new_props = match self.properties(exec, values, logical_id) {
-            Ok(p) => p,
-            Err(reason) => {
-                self.journal(JournalEntry {
-                    logical_id: old.logical_id.clone(),
-                    kind: StepKind::RecordOnly,
-                    before: Some(old.clone()),
-                    created: None,
-                    succeeded: false,
-                    restored: false,
-                });
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress),
-                    |_| {},
-                );
-                return Err(fail_event(reason, None));
-            }
-        };
-        let props_changed = new_props != old.properties;
-        let attrs_changed = decl.deletion_policy != old.deletion_policy
-            || decl.update_replace_policy != old.update_replace_policy
-            || decl.metadata != old.metadata;
-        if !props_changed && !attrs_changed && !planned {
-            return Ok(());
-        }
-        let provider = match self.provider(&old.type_name) {
-            Ok(p) => p,
-            Err(reason) => return Err(fail_event(reason, None)),
-        };
-        let kind = if !props_changed {
-            None
-        } else {
-            let create_only =
-                super::plan::create_only_changed(&old.type_name, &old.properties, &new_props);
-            Some(provider.update_kind(&old.properties, &new_props, create_only))
-        };
-        let step_kind = match kind {
-            None => StepKind::RecordOnly,
-            Some(UpdateKind::InPlace) => StepKind::InPlace,
-            Some(UpdateKind::Replace) => StepKind::Replace,
-            Some(UpdateKind::Move) => StepKind::Move,
-        };
-        let mut entry = JournalEntry {
-            logical_id: old.logical_id.clone(),
-            kind: step_kind,
-            before: Some(old.clone()),
-            created: None,
-            succeeded: false,
-            restored: false,
-        };
-        self.journal(entry.clone());
-        let set_attrs = |res: &mut ResourceRecord| {
-            res.deletion_policy = decl.deletion_policy.clone();
-            res.update_replace_policy = decl.update_replace_policy.clone();
-            res.metadata = decl.metadata.clone();
-        };
-        let tags = self.stack_tags();
-        let old_physical = old.physical_text().to_string();
-        let current = Current {
-            physical_id: &old_physical,
-            properties: &old.properties,
-            attributes: &old.attributes,
-        };
-        match step_kind {
-            StepKind::RecordOnly | StepKind::InPlace => {
-                let in_progress_props = new_props.clone();
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress).with_properties(),
-                    |res| res.properties = in_progress_props,
-                );
-                if step_kind == StepKind::InPlace {
-                    self.fault(logical_id, &old.type_name, FaultOperation::Update)
-                        .await
-                        .map_err(|r| fail_event(r, None))?;
-                    let made = {
-                        let cx = self.context(logical_id, &old.type_name, &tags);
-                        provider.update(&cx, &current, &new_props)
-                    };
-                    let made =
-                        made.map_err(|e| fail_event(e.reason(&self.request_token()), None))?;
-                    values.set(
-                        logical_id,
-                        Some(made.ref_value.clone()),
-                        made.attributes.clone(),
-                    );
-                    self.resource_status(
-                        logical_id,
-                        ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
-                        |res| {
-                            res.physical_id = Some(PhysicalId::from(&made.physical_id));
-                            res.ref_value = Some(made.ref_value.clone());
-                            res.attributes = made.attributes.clone();
-                            set_attrs(res);
-                        },
-                    );
-                } else {
-                    self.resource_status(
-                        logical_id,
-                        ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
-                        set_attrs,
-                    );
-                }
-            }
-            StepKind::Replace => {
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
-                        .reason(REPLACEMENT.to_string())
-                        .with_properties(),
-                    |_| {},
-                );
-                self.fault(logical_id, &old.type_name, FaultOperation::Create)
-                    .await
-                    .map_err(|r| fail_event(r, None))?;
-                let made = {
-                    let cx = self.context(logical_id, &old.type_name, &tags);
-                    provider.create(&cx, &new_props)
-                };
-                let made = made.map_err(|e| fail_event(e.reason(&self.request_token()), None))?;
-                values.set(
-                    logical_id,
-                    Some(made.ref_value.clone()),
-                    made.attributes.clone(),
-                );
-                let physical = made.physical_id.clone();
-                let replaced_props = new_props.clone();
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
-                        .reason(CREATION_INITIATED.to_string())
-                        .physical(&physical)
-                        .with_properties(),
-                    |res| {
-                        res.physical_id = Some(PhysicalId::from(&made.physical_id));
-                        res.ref_value = Some(made.ref_value.clone());
-                        res.attributes = made.attributes.clone();
-                        res.properties = replaced_props;
-                        set_attrs(res);
-                    },
-                );
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
-                    |_| {},
-                );
-                entry.created = self.resource(logical_id);
-            }
-            StepKind::Move => {
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress).with_properties(),
-                    |_| {},
-                );
-                // The old schedule is disabled before the destination exists, so the two are
-                // never both enabled; a rule that only holds holds the move between the two.
-                let half_way = self
-                    .split_fault(logical_id, &old.type_name, FaultOperation::Update)
-                    .await
-                    .map_err(|r| fail_event(r, None))?;
-                let disabled = {
-                    let cx = self.context(logical_id, &old.type_name, &tags);
-                    provider.disable(&cx, &current)
-                };
-                disabled.map_err(|e| fail_event(e.reason(&self.request_token()), None))?;
-                if let Some(hit) = &half_way {
-                    self.hold(hit, FaultOperation::Update)
-                        .await
-                        .map_err(|r| fail_event(r, None))?;
-                }
-                let made = {
-                    let cx = self.context(logical_id, &old.type_name, &tags);
-                    provider.create(&cx, &new_props)
-                };
-                let made = made.map_err(|e| fail_event(e.reason(&self.request_token()), None))?;
-                values.set(
-                    logical_id,
-                    Some(made.ref_value.clone()),
-                    made.attributes.clone(),
-                );
-                let moved_props = new_props.clone();
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateComplete).with_properties(),
-                    |res| {
-                        res.physical_id = Some(PhysicalId::from(&made.physical_id));
-                        res.ref_value = Some(made.ref_value.clone());
-                        res.attributes = made.attributes.clone();
-                        res.properties = moved_props;
-                        set_attrs(res);
-                    },
-                );
-                entry.created = self.resource(logical_id);
-            }
-            StepKind::Add => {}
-        }
-        entry.succeeded = true;
-        self.journal(entry);
-        Ok(())
-    }
-
-    /// UPDATE_COMPLETE_CLEANUP_IN_PROGRESS: deletes the old physical resources of replaced
-    /// resources (unless UpdateReplacePolicy Retain), the sources of moves (always), and the
-    /// resources removed from the template (unless DeletionPolicy Retain); then reorders the
-    /// resources to the new template's order.
-    async fn cleanup_after_update(&self, exec: &Exec) {
-        let journal = self
-            .with_stack(|entry, _| entry.record.journal.clone())
-            .flatten();
-        let entries = journal.map(|j| j.entries).unwrap_or_default();
-        for item in entries.iter().rev() {
-            let Some(before) = &item.before else { continue };
-            match item.kind {
-                StepKind::Replace if item.succeeded => {
-                    let retain = before.update_replace_policy.as_deref() == Some("Retain")
-                        || before.update_replace_policy.as_deref() == Some("Snapshot");
-                    self.delete_displaced(before, retain).await;
-                }
-                StepKind::Move if item.succeeded => {
-                    self.delete_displaced(before, false).await;
-                }
-                _ => {}
-            }
-        }
-        let removed: Vec<ResourceRecord> = self
-            .with_stack(|entry, _| {
-                entry
-                    .resources()
-                    .values()
-                    .filter(|r| !exec.resolved.resources.contains_key(r.logical_id.as_str()))
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default();
-        for record in removed.iter().rev() {
-            let _ = self
-                .delete_resource(record, record.retained_on_delete())
-                .await;
-            self.forget(record.logical_id.as_str());
-        }
-        self.with_stack(|entry, _| entry.order_resources(&exec.resolved.order));
-    }
-
-    /// Deletes (or skips) a physical resource an update displaced, with events carrying its
-    /// physical id; failures are events only (the update has committed).
-    async fn delete_displaced(&self, before: &ResourceRecord, retain: bool) {
-        let event = |status: ResourceStatus, reason: Option<String>| {
-            let now = self.shared.deps.clock.now();
-            self.with_stack(|entry, _| entry.displaced_event(before, status, reason, now));
-        };
-        if retain {
-            event(ResourceStatus::DeleteSkipped, None);
-            return;
-        }
-        event(ResourceStatus::DeleteInProgress, None);
-        match self.delete_physical(before).await {
-            Ok(()) => event(ResourceStatus::DeleteComplete, None),
-            Err(reason) => event(ResourceStatus::DeleteFailed, Some(reason)),
-        }
-    }
-
     // ------------------------------------------------------------------- update rollback
-
-    /// UPDATE_ROLLBACK_IN_PROGRESS → restore each touched resource from the journal (newest
-    /// first) → UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS (delete what the update created)
-    /// → UPDATE_ROLLBACK_COMPLETE; or UPDATE_ROLLBACK_FAILED with the journal kept when a
-    /// restore fails.
-    async fn update_rollback(&self, reason: Option<String>, skip: Vec<LogicalId>) {
-        self.stack_status(StackStatus::UpdateRollbackInProgress, reason);
-        let journal = self
-            .with_stack(|entry, _| entry.record.journal.clone())
-            .flatten();
-        let Some(journal) = journal else {
-            self.stack_status(StackStatus::UpdateRollbackCompleteCleanupInProgress, None);
-            self.stack_status(StackStatus::UpdateRollbackComplete, None);
-            return;
-        };
-        let mut failed = Vec::new();
-        for item in journal.entries.iter().rev() {
-            if item.restored {
-                continue;
-            }
-            if skip.contains(&item.logical_id) {
-                self.resource_status(
-                    item.logical_id.as_str(),
-                    ResourceEvent::new(ResourceStatus::UpdateComplete),
-                    |_| {},
-                );
-                self.mark_restored(item.logical_id.as_str());
-                continue;
-            }
-            match self.restore(item).await {
-                Ok(()) => self.mark_restored(item.logical_id.as_str()),
-                Err(f) => failed.push(f.logical_id),
-            }
-        }
-        if !failed.is_empty() {
-            self.stack_status(
-                StackStatus::UpdateRollbackFailed,
-                Some(format!(
-                    "The following resource(s) failed to update: [{}]. ",
-                    join_ids(&failed)
-                )),
-            );
-            return;
-        }
-        self.stack_status(StackStatus::UpdateRollbackCompleteCleanupInProgress, None);
-        for item in journal.entries.iter().rev() {
-            match (item.kind, &item.created) {
-                // An added resource goes, also one whose creation failed (its events say so,
-                // as a create rollback's do); DeletionPolicy Retain keeps one that exists.
-                (StepKind::Add, created) => {
-                    let current = self
-                        .resource(item.logical_id.as_str())
-                        .or_else(|| created.clone());
-                    if let Some(current) = current {
-                        let retain = matches!(
-                            current.deletion_policy.as_deref(),
-                            Some("Retain" | "Snapshot")
-                        );
-                        let _ = self.delete_resource(&current, retain).await;
-                    }
-                    self.forget(item.logical_id.as_str());
-                }
-                (StepKind::Replace | StepKind::Move, Some(created)) => {
-                    self.delete_displaced(created, false).await;
-                }
-                _ => {}
-            }
-        }
-        self.restore_stack(&journal);
-        self.stack_status(StackStatus::UpdateRollbackComplete, None);
-    }
-
-    fn mark_restored(&self, logical_id: &str) {
-        self.with_stack(|entry, _| {
-            if let Some(journal) = entry.record.journal.as_mut() {
-                for e in journal
-                    .entries
-                    .iter_mut()
-                    .filter(|e| e.logical_id == logical_id)
-                {
-                    e.restored = true;
-                }
-                entry.save();
-            }
-        });
-    }
-
-    fn forget(&self, logical_id: &str) {
-        self.with_stack(|entry, _| entry.remove_resource(logical_id));
-    }
-
-    /// Puts one resource back as the journal recorded it before the update.
-    async fn restore(&self, item: &JournalEntry) -> Result<(), Failure> {
-        let Some(before) = &item.before else {
-            return Ok(());
-        };
-        let logical_id = item.logical_id.as_str();
-        let restore_record = |res: &mut ResourceRecord| {
-            res.physical_id = before.physical_id.clone();
-            res.properties = before.properties.clone();
-            res.ref_value = before.ref_value.clone();
-            res.attributes = before.attributes.clone();
-            res.deletion_policy = before.deletion_policy.clone();
-            res.update_replace_policy = before.update_replace_policy.clone();
-            res.metadata = before.metadata.clone();
-            res.exists = before.exists;
-        };
-        let fail = |reason: String| {
-            self.resource_status(
-                logical_id,
-                ResourceEvent::new(ResourceStatus::UpdateFailed).reason(reason.clone()),
-                |_| {},
-            );
-            Failure {
-                logical_id: LogicalId::from(logical_id),
-                reason,
-            }
-        };
-        let before_physical = before.physical_id.clone();
-        match item.kind {
-            StepKind::Add => Ok(()),
-            StepKind::RecordOnly | StepKind::Replace => {
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
-                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str)),
-                    |_| {},
-                );
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateComplete)
-                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str))
-                        .with_properties(),
-                    restore_record,
-                );
-                Ok(())
-            }
-            StepKind::InPlace | StepKind::Move => {
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateInProgress)
-                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str)),
-                    |_| {},
-                );
-                let half_way = self
-                    .split_fault(logical_id, &before.type_name, FaultOperation::Restore)
-                    .await
-                    .map_err(&fail)?;
-                let provider = self.provider(&before.type_name).map_err(&fail)?;
-                let tags = self.stack_tags();
-                let cx = self.context(logical_id, &before.type_name, &tags);
-                // A moved schedule: the destination is disabled before the original is
-                // enabled again (a destination already gone has nothing to disable).
-                if let (StepKind::Move, Some(created)) = (item.kind, &item.created) {
-                    let physical = created.physical_text().to_string();
-                    let disabled = provider.disable(
-                        &cx,
-                        &Current {
-                            physical_id: &physical,
-                            properties: &created.properties,
-                            attributes: &created.attributes,
-                        },
-                    );
-                    match disabled {
-                        Ok(()) => {}
-                        Err(e) if e.code == HandlerErrorCode::NotFound => {}
-                        Err(e) => return Err(fail(e.reason(&self.request_token()))),
-                    }
-                }
-                if let Some(hit) = &half_way {
-                    self.hold(hit, FaultOperation::Restore)
-                        .await
-                        .map_err(&fail)?;
-                }
-                let physical = before.physical_text().to_string();
-                let made = provider
-                    .update(
-                        &cx,
-                        &Current {
-                            physical_id: &physical,
-                            properties: &before.properties,
-                            attributes: &before.attributes,
-                        },
-                        &before.properties,
-                    )
-                    .map_err(|e| fail(e.reason(&self.request_token())))?;
-                self.resource_status(
-                    logical_id,
-                    ResourceEvent::new(ResourceStatus::UpdateComplete)
-                        .maybe_physical(before_physical.as_ref().map(PhysicalId::as_str))
-                        .with_properties(),
-                    |res| {
-                        restore_record(res);
-                        res.attributes = made.attributes.clone();
-                        res.ref_value = Some(made.ref_value.clone());
-                    },
-                );
-                Ok(())
-            }
-        }
-    }
-
-    /// Puts the stack-level state (template, parameters, outputs, tags, exports, order) back
-    /// as it was before the update, and drops the journal.
-    fn restore_stack(&self, journal: &UpdateJournal) {
-        let mut state = self.shared.lock();
-        let region = state.region(&self.scope);
-        region.publish_exports(&self.stack_id, &journal.outputs);
-        let Some(entry) = region.stack_mut(self.stack_id.as_str()) else {
-            return;
-        };
-        let r = &mut entry.record;
-        r.template_body = journal.template_body.clone();
-        r.description = journal.description.clone();
-        r.bound_parameters = journal.bound_parameters.clone();
-        r.parameters = journal.parameters.clone();
-        r.outputs = journal.outputs.clone();
-        r.capabilities = journal.capabilities.clone();
-        r.tags = journal.tags.clone();
-        r.notification_arns = journal.notification_arns.clone();
-        r.imports = journal.imports.clone();
-        r.journal = None;
-        entry.template = None;
-        entry.save();
-        entry.order_resources(&journal.resource_order);
-    }
 }
 
 /// `A, B` of logical ids, as AWS lists them in reasons.

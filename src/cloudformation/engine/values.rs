@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::ids::Scope;
 
+use super::super::shared::Shared;
 use super::super::template::ResourceValues;
-use super::super::Shared;
 
 /// One resource's Ref and GetAtt values.
 #[derive(Clone, Debug, Default)]

@@ -330,6 +330,27 @@ impl Template {
         })
     }
 
+    /// The `Transform` names `body` declares (a name, a list, or `{Name, ...}` objects), read
+    /// without parsing or evaluating anything else: the stack operations check the capability
+    /// a transform needs before any evaluation (issue 17). A body that does not load is the
+    /// parser's error; a malformed `Transform` is left for [`Template::parse`] to refuse.
+    pub fn declared_transforms(body: &str) -> Result<Vec<String>, TemplateError> {
+        let (document, _) = parse::load(body)?;
+        let items: Vec<&Value> = match document.get("Transform") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items.iter().collect(),
+            Some(v) => vec![v],
+        };
+        Ok(items
+            .into_iter()
+            .filter_map(|item| match item {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(m) => m.get("Name").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// The body exactly as given (GetTemplate `Original`: YAML stays YAML).
     pub fn body(&self) -> &str {
         &self.inner.body

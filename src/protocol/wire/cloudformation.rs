@@ -10,12 +10,12 @@ use chrono::{DateTime, Utc};
 
 use crate::app::App;
 use crate::cloudformation::model::{
-    ChangeSetType, CreateChangeSetInput, CreateStackInput, DeleteStackInput, ExecuteChangeSetInput,
-    OnFailure, Output, Parameter, ParameterDeclaration, ParameterSpec, ResourceChange,
-    RollbackConfiguration, Tag, TemplateSource, TemplateSummary, UpdateStackInput,
+    ChangeSetType, CreateChangeSetInput, CreateStackInput, DeleteStackInput, DeletionMode,
+    ExecuteChangeSetInput, OnFailure, Output, Parameter, ParameterDeclaration, ParameterSpec,
+    ResourceChange, RollbackConfiguration, Tag, TemplateSource, TemplateSummary, UpdateStackInput,
 };
 use crate::cloudformation::{
-    self, ChangeSetRecord, StackEventRecord, StackRecord, StackResourceView,
+    self, ChangeSetRecord, LogicalId, StackEventRecord, StackRecord, StackResourceView,
 };
 use crate::protocol::error::{Protocol, WireError};
 use crate::protocol::query::QueryInput;
@@ -80,10 +80,15 @@ async fn dispatch(app: &App, req: &AwsRequest, form: &QueryInput, action: &str) 
         "DeleteStack" => {
             let input = DeleteStackInput {
                 stack_name: required(form, "StackName")?.to_string(),
-                retain_resources: form.list("RetainResources").unwrap_or_default(),
+                retain_resources: form
+                    .list("RetainResources")
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(LogicalId::from)
+                    .collect(),
                 role_arn: form.str("RoleARN").map(str::to_string),
                 client_request_token: form.str("ClientRequestToken").map(str::to_string),
-                deletion_mode: form.str("DeletionMode").map(str::to_string),
+                deletion_mode: deletion_mode(form)?,
             };
             cfn.delete_stack(scope, input).await?;
             Ok(XmlWriter::bare(action, XMLNS).finish(rid))
@@ -443,6 +448,17 @@ fn rollback_configuration(form: &QueryInput) -> Result<Option<RollbackConfigurat
         triggers,
         monitoring_time_in_minutes: rc.int("MonitoringTimeInMinutes")?,
     }))
+}
+
+fn deletion_mode(form: &QueryInput) -> Result<DeletionMode, WireError> {
+    match form.str("DeletionMode") {
+        None => Ok(DeletionMode::Standard),
+        Some(v) => DeletionMode::parse(v).ok_or_else(|| {
+            WireError::validation_error(format!(
+                "1 validation error detected: Value '{v}' at 'deletionMode' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, FORCE_DELETE_STACK]"
+            ))
+        }),
+    }
 }
 
 fn on_failure(form: &QueryInput, member: &str) -> Result<Option<OnFailure>, WireError> {
