@@ -5,6 +5,8 @@
 //! wire encoding (that is `protocol::wire::cloudformation`), no behaviour beyond small
 //! accessors.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -169,6 +171,25 @@ pub struct ResourceChange {
     pub before_context: Option<String>,
     /// `AfterContext` (JSON text, IncludePropertyValues only).
     pub after_context: Option<String>,
+}
+
+/// What executing a change set does (`plan` computes it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// `Changes`, in template order (removals last).
+    pub changes: Vec<ResourceChange>,
+    /// Logical ids the plan modifies (executed even when their properties evaluate the same).
+    pub modified: BTreeSet<LogicalId>,
+    /// Whether anything besides resources changes (outputs, parameters, tags, ...).
+    pub other_changes: bool,
+}
+
+impl Plan {
+    /// True when the change set has nothing to do ("The submitted information didn't contain
+    /// changes.").
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && !self.other_changes
+    }
 }
 
 /// An export (`Export`) as ListExports shows it.

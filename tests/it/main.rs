@@ -3,6 +3,7 @@
 
 mod cfn_providers;
 mod cfn_validation;
+mod cfn_wire;
 mod cli;
 mod cloudformation;
 mod cloudformation_durability;
@@ -11,6 +12,7 @@ mod control;
 mod corpus;
 mod dispatch;
 mod expressions;
+mod fixtures;
 mod protocol;
 mod restart;
 mod rollback_doc;
@@ -25,3 +27,4 @@ mod sns;
 mod sqs;
 mod ssm;
 mod support;
+mod tidy;

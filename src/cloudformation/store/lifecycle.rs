@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::super::control::OperationControl;
 use super::super::id::{LogicalId, StackId};
-use super::super::plan::Plan;
+use super::super::model::Plan;
 use super::super::status::{
     ChangeSetStatus, ExecutionStatus, IllegalTransition, ResourceStatus, StackStatus,
 };

@@ -29,8 +29,7 @@ use crate::storage::Storage;
 use super::control::OperationControl;
 use super::error::Error;
 use super::id::StackId;
-use super::model::{Export, Page};
-use super::plan::Plan;
+use super::model::{Export, Page, Plan};
 use super::status::IllegalTransition;
 use super::template::Template;
 

@@ -30,8 +30,8 @@ pub use model::{
     QueueAttributes, ReceiveMessageInput, ReceivedMessage, RedrivePolicy, SentMessage,
 };
 
-use crate::app::Endpoint;
 use crate::clock::Clock;
+use crate::ids::Endpoint;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
 use model::{parse_bool, MAX_BATCH_ENTRIES, MAX_MESSAGE_SIZE, MAX_VISIBILITY_TIMEOUT};
