@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test drives a real emulator over HTTP with the
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
+mod cfn_fidelity;
 mod cfn_providers;
 mod cfn_validation;
 mod cfn_wire;
