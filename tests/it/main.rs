@@ -14,6 +14,8 @@ mod corpus;
 mod dispatch;
 mod expressions;
 mod fixtures;
+mod lifecycle_property;
+mod process;
 mod protocol;
 mod restart;
 mod rollback_doc;

@@ -3,146 +3,15 @@
 //! acknowledged is lost, no occurrence is delivered twice, and the dispatcher resumes as the
 //! README's "Durable state" section describes.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
 use aws_sdk_scheduler::types::{FlexibleTimeWindow, FlexibleTimeWindowMode, RetryPolicy, Target};
 use serde_json::{json, Value};
 
+use std::process::Command;
+
+use crate::process::{spawn, DataDir, Proc};
 use crate::support::sdk_config_at;
 
 const ROLE: &str = "arn:aws:iam::000000000000:role/cumulo-tests";
-
-/// A temporary data directory, removed when dropped.
-struct DataDir(PathBuf);
-
-impl DataDir {
-    fn new(name: &str) -> DataDir {
-        let dir = std::env::temp_dir().join(format!("cumulo-it-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create data dir");
-        DataDir(dir)
-    }
-}
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// One `cumulo` process.
-struct Proc {
-    child: Child,
-    endpoint: String,
-    http: reqwest::Client,
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn spawn(dir: &Path, clock_start: &str) -> Result<Proc, String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cumulo"))
-        .env_clear()
-        .env("CUMULO_PORT", "0")
-        .env("CUMULO_CLOCK", "manual")
-        .env("CUMULO_CLOCK_START", clock_start)
-        .env("CUMULO_DATA_DIR", dir)
-        .env("CUMULO_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn cumulo");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("read stdout");
-    match line.trim().strip_prefix("cumulo listening on ") {
-        Some(endpoint) => Ok(Proc {
-            endpoint: endpoint.to_string(),
-            child,
-            http: reqwest::Client::new(),
-        }),
-        None => {
-            let out = child.wait_with_output().expect("wait");
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
-    }
-}
-
-impl Proc {
-    fn start(dir: &Path, clock_start: &str) -> Proc {
-        spawn(dir, clock_start).unwrap_or_else(|e| panic!("cumulo did not start: {e}"))
-    }
-
-    /// SIGKILL: no shutdown code runs.
-    fn kill9(mut self) {
-        self.child.kill().expect("kill -9");
-        self.child.wait().expect("wait");
-    }
-
-    /// SIGTERM, then wait for the graceful exit.
-    fn terminate(mut self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill -TERM");
-        assert!(status.success());
-        let exit = self.child.wait().expect("wait");
-        assert!(exit.success(), "graceful stop exited with {exit}");
-    }
-
-    async fn control(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
-        let mut req = self
-            .http
-            .request(method, format!("{}{path}", self.endpoint));
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let resp = req.send().await.expect("control request");
-        let status = resp.status().as_u16();
-        let text = resp.text().await.expect("body");
-        (
-            status,
-            if text.is_empty() {
-                Value::Null
-            } else {
-                serde_json::from_str(&text).expect("json")
-            },
-        )
-    }
-
-    async fn set_clock(&self, to: &str) -> Value {
-        let (status, body) = self
-            .control("POST", "/_cumulo/clock", Some(json!({ "set": to })))
-            .await;
-        assert_eq!(status, 200, "{body}");
-        body
-    }
-
-    async fn invocations(&self) -> Vec<Value> {
-        let (status, body) = self
-            .control("GET", "/_cumulo/scheduler/invocations", None)
-            .await;
-        assert_eq!(status, 200);
-        body["invocations"].as_array().expect("list").clone()
-    }
-
-    async fn scheduler(&self) -> aws_sdk_scheduler::Client {
-        aws_sdk_scheduler::Client::new(&sdk_config_at(&self.endpoint, "test").await)
-    }
-
-    async fn sqs(&self) -> aws_sdk_sqs::Client {
-        aws_sdk_sqs::Client::new(&sdk_config_at(&self.endpoint, "test").await)
-    }
-}
 
 fn off() -> FlexibleTimeWindow {
     FlexibleTimeWindow::builder()
