@@ -10,14 +10,22 @@ use aws_sdk_cloudformation::types::{
 use chrono::Duration;
 use serde_json::json;
 
-use crate::fixtures::{err, events, fault, status, statuses, template, Stacks};
+use crate::fixtures::{err, events, fault, status, statuses, Stacks};
 use crate::support::{t0, Emulator};
+
+const TWO_QUEUES: &str = include_str!("../templates/two_queues.yaml");
+const PARAMETER_QUEUE: &str = include_str!("../templates/parameter_queue.yaml");
+const IMPORTER: &str = include_str!("../templates/importer.yaml");
+const TWO_QUEUES_NO_EXPORT: &str = include_str!("../templates/two_queues_no_export.yaml");
+const LANGUAGE_EXTENSIONS_BROKEN: &str =
+    include_str!("../templates/language_extensions_broken.yaml");
+const LANGUAGE_EXTENSIONS: &str = include_str!("../templates/language_extensions.yaml");
 
 #[tokio::test]
 async fn deleting_a_change_set_name_the_stack_lacks_answers_200() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    s.create("cdk", &template("two_queues.yaml"), &[]).await;
+    s.create("cdk", TWO_QUEUES, &[]).await;
     // The CDK deletes `cdk-deploy-change-set` before every deploy and does not catch errors.
     s.cfn
         .delete_change_set()
@@ -63,8 +71,8 @@ async fn deleting_a_change_set_name_the_stack_lacks_answers_200() {
 async fn use_previous_value_with_a_value_is_refused() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    let body = template("parameter_queue.yaml");
-    s.create("prev", &body, &[("Env", "dev")]).await;
+    let body = PARAMETER_QUEUE;
+    s.create("prev", body, &[("Env", "dev")]).await;
     let both = Parameter::builder()
         .parameter_key("Env")
         .parameter_value("prod")
@@ -115,7 +123,7 @@ async fn use_previous_value_with_a_value_is_refused() {
 
 /// A stack `name` of two queues whose deletion failed on `First` (DELETE_FAILED).
 async fn delete_failed(s: &Stacks<'_>, emu: &Emulator, name: &str) -> String {
-    s.create(name, &template("two_queues.yaml"), &[]).await;
+    s.create(name, TWO_QUEUES, &[]).await;
     fault(
         emu,
         json!({"stack_name": name, "logical_id": "First", "operation": "delete", "message": "stuck"}),
@@ -130,7 +138,7 @@ async fn delete_failed(s: &Stacks<'_>, emu: &Emulator, name: &str) -> String {
 async fn retain_resources_is_only_for_delete_failed_stacks_and_their_resources() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    s.create("live", &template("two_queues.yaml"), &[]).await;
+    s.create("live", TWO_QUEUES, &[]).await;
     let live_id = crate::fixtures::stack_id(&s.cfn, "live").await;
     let e = err(s
         .cfn
@@ -185,7 +193,7 @@ async fn retain_resources_is_only_for_delete_failed_stacks_and_their_resources()
 async fn force_delete_stack_leaves_what_failed_and_deletes_the_stack() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    s.create("live", &template("two_queues.yaml"), &[]).await;
+    s.create("live", TWO_QUEUES, &[]).await;
     let live_id = crate::fixtures::stack_id(&s.cfn, "live").await;
     let e = err(s
         .cfn
@@ -218,7 +226,7 @@ async fn force_delete_stack_leaves_what_failed_and_deletes_the_stack() {
         .unwrap();
     assert_eq!(status(&s.cfn, &id).await, StackStatus::DeleteComplete);
     let all = events(&s.cfn, &id).await;
-    let forced = crate::rollback_support::since(&all, "stuck", "DELETE_IN_PROGRESS");
+    let forced = crate::fixtures::since(&all, "stuck", "DELETE_IN_PROGRESS");
     assert_eq!(
         statuses(&forced, "First"),
         ["DELETE_SKIPPED"],
@@ -254,12 +262,9 @@ async fn force_delete_stack_leaves_what_failed_and_deletes_the_stack() {
 async fn removing_an_export_in_use_says_it_cannot_be_deleted() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    s.create("exporter", &template("two_queues.yaml"), &[])
-        .await;
-    s.create("importer", &template("importer.yaml"), &[]).await;
-    let st = s
-        .update("exporter", &template("two_queues_no_export.yaml"), &[])
-        .await;
+    s.create("exporter", TWO_QUEUES, &[]).await;
+    s.create("importer", IMPORTER, &[]).await;
+    let st = s.update("exporter", TWO_QUEUES_NO_EXPORT, &[]).await;
     assert_eq!(st, StackStatus::UpdateRollbackComplete);
     let all = s.events("exporter").await;
     let rolling = all
@@ -276,7 +281,7 @@ async fn removing_an_export_in_use_says_it_cannot_be_deleted() {
 async fn events_of_an_operation_have_distinct_increasing_timestamps() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    s.create("ts", &template("two_queues.yaml"), &[]).await;
+    s.create("ts", TWO_QUEUES, &[]).await;
     let stamps = |page: &aws_sdk_cloudformation::operation::describe_stack_events::DescribeStackEventsOutput| {
         let mut out: Vec<chrono::DateTime<chrono::Utc>> = page
             .stack_events()
@@ -330,12 +335,12 @@ async fn events_of_an_operation_have_distinct_increasing_timestamps() {
 async fn a_missing_auto_expand_is_refused_before_anything_is_evaluated() {
     let emu = Emulator::start().await;
     let s = Stacks::new(&emu).await;
-    let broken = template("language_extensions_broken.yaml");
+    let broken = LANGUAGE_EXTENSIONS_BROKEN;
     let e = err(s
         .cfn
         .create_stack()
         .stack_name("auto")
-        .template_body(&broken)
+        .template_body(broken)
         .send()
         .await
         .unwrap_err());
@@ -351,7 +356,7 @@ async fn a_missing_auto_expand_is_refused_before_anything_is_evaluated() {
         .cfn
         .create_stack()
         .stack_name("auto")
-        .template_body(&broken)
+        .template_body(broken)
         .capabilities(Capability::CapabilityAutoExpand)
         .send()
         .await
@@ -363,7 +368,7 @@ async fn a_missing_auto_expand_is_refused_before_anything_is_evaluated() {
         .stack_name("expanded")
         .change_set_name("cs")
         .change_set_type(ChangeSetType::Create)
-        .template_body(template("language_extensions.yaml"))
+        .template_body(LANGUAGE_EXTENSIONS)
         .send()
         .await
         .expect("a change set with a transform needs no capability");
@@ -380,7 +385,7 @@ async fn a_missing_auto_expand_is_refused_before_anything_is_evaluated() {
         .cfn
         .update_stack()
         .stack_name("expanded")
-        .template_body(&broken)
+        .template_body(broken)
         .send()
         .await
         .unwrap_err());

@@ -129,14 +129,16 @@ fn same_shape(ours: &str, theirs: &str) -> Result<(), String> {
 
 /// A template with a parameter, a NoEcho parameter, an exported output and a queue whose
 /// VisibilityTimeout changes in place.
-const TEMPLATE: &str = "cfn_wire.yaml";
+const TEMPLATE: &str = include_str!("../templates/cfn_wire.yaml");
+/// A stack importing the export of `TEMPLATE`'s stack.
+const IMPORTER: &str = include_str!("../templates/cfn_wire_importer.yaml");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_answer_has_the_fixtures_shape() {
     let Some(dir) = fixtures() else { return };
     let emu = Emulator::start().await;
     let stacks = Stacks::new(&emu).await;
-    let body = crate::fixtures::template(TEMPLATE);
+    let body = TEMPLATE.to_string();
     let form = Form::new(&emu);
     let mut answers: BTreeMap<&str, String> = BTreeMap::new();
     answers.insert(
@@ -175,8 +177,7 @@ async fn every_answer_has_the_fixtures_shape() {
     ] {
         answers.insert(op, form.ok(op, &args).await);
     }
-    let importer = crate::fixtures::template("cfn_wire_importer.yaml");
-    stacks.create("importer", &importer, &[]).await;
+    stacks.create("importer", IMPORTER, &[]).await;
     answers.insert(
         "ListImports",
         form.ok("ListImports", &[("ExportName", "my-stack-QueueUrl")])

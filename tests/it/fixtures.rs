@@ -1,12 +1,15 @@
-//! The fixtures every CloudFormation test shares: templates read from `tests/templates/`
-//! ([`template`]), one helper set for stacks over the AWS SDK for Rust (create, update,
-//! delete, describe, status, events, faults, waiting for a held operation), the errors the SDK
-//! returns as (code, message), and raw awsQuery forms for wire-level checks ([`Form`]).
+//! The fixtures every CloudFormation test shares: one helper set for stacks over the AWS SDK
+//! for Rust (create, update, delete, describe, status, events, outputs, physical ids, faults,
+//! waiting for a held operation), the errors the SDK returns as (code, message), and raw
+//! awsQuery forms for wire-level checks ([`Form`]). Templates are files under
+//! `tests/templates/` (and the examples under `templates/`), read with `include_str!`.
 
 #![allow(dead_code)]
 
+use std::collections::HashMap;
+
 use aws_sdk_cloudformation::error::ProvideErrorMetadata;
-use aws_sdk_cloudformation::types::{Parameter, Stack, StackStatus};
+use aws_sdk_cloudformation::types::{Capability, Parameter, Stack, StackStatus};
 use aws_sdk_cloudformation::Client;
 use cumulo::clock::Clock;
 use cumulo::config::UnsupportedResources;
@@ -17,14 +20,6 @@ use crate::support::{t0, Emulator};
 
 /// An event as the tests compare them: (logical id, status, physical id, reason).
 pub type Event = (String, String, String, String);
-
-/// The text of `tests/templates/<name>`.
-pub fn template(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/templates")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// An emulator that stores registry types without a provider as placeholders
 /// (`CUMULO_CFN_UNSUPPORTED=placeholder`), so a test exercises the engine alone.
@@ -131,28 +126,155 @@ pub fn statuses(events: &[Event], logical_id: &str) -> Vec<String> {
         .collect()
 }
 
-/// CreateStack of `body` with `values`; the status once the call answers.
-pub async fn create(cfn: &Client, name: &str, body: &str, values: &[(&str, &str)]) -> StackStatus {
+/// CreateStack of `body` with `values` and `capabilities`; the status once the call answers.
+async fn create_stack_with(
+    cfn: &Client,
+    name: &str,
+    body: &str,
+    values: &[(&str, &str)],
+    capabilities: &[Capability],
+) -> StackStatus {
     cfn.create_stack()
         .stack_name(name)
         .template_body(body)
         .set_parameters(params(values))
+        .set_capabilities(Some(capabilities.to_vec()))
         .send()
         .await
         .expect("create stack");
     status(cfn, name).await
 }
 
-/// UpdateStack to `body` with `values`; the status once the call answers.
-pub async fn update(cfn: &Client, name: &str, body: &str, values: &[(&str, &str)]) -> StackStatus {
+/// UpdateStack to `body` with `values` and `capabilities`; the status once the call answers.
+async fn update_stack_with(
+    cfn: &Client,
+    name: &str,
+    body: &str,
+    values: &[(&str, &str)],
+    capabilities: &[Capability],
+) -> StackStatus {
     cfn.update_stack()
         .stack_name(name)
         .template_body(body)
         .set_parameters(params(values))
+        .set_capabilities(Some(capabilities.to_vec()))
         .send()
         .await
         .expect("update stack");
     status(cfn, name).await
+}
+
+/// The IAM capabilities, for templates with IAM resources.
+const IAM: [Capability; 2] = [Capability::CapabilityIam, Capability::CapabilityNamedIam];
+
+/// CreateStack of `body` with `values`; the status once the call answers.
+pub async fn create(cfn: &Client, name: &str, body: &str, values: &[(&str, &str)]) -> StackStatus {
+    create_stack_with(cfn, name, body, values, &[]).await
+}
+
+/// CreateStack acknowledging the IAM capabilities; the status once the call answers.
+pub async fn create_iam(
+    cfn: &Client,
+    name: &str,
+    body: &str,
+    values: &[(&str, &str)],
+) -> StackStatus {
+    create_stack_with(cfn, name, body, values, &IAM).await
+}
+
+/// CreateStack of `body` without parameters; the StackId it answers.
+pub async fn create_stack(cfn: &Client, name: &str, body: &str) -> String {
+    cfn.create_stack()
+        .stack_name(name)
+        .template_body(body)
+        .send()
+        .await
+        .expect("create stack")
+        .stack_id()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// UpdateStack to `body` with `values`; the status once the call answers.
+pub async fn update(cfn: &Client, name: &str, body: &str, values: &[(&str, &str)]) -> StackStatus {
+    update_stack_with(cfn, name, body, values, &[]).await
+}
+
+/// UpdateStack acknowledging the IAM capabilities; the status once the call answers.
+pub async fn update_iam(
+    cfn: &Client,
+    name: &str,
+    body: &str,
+    values: &[(&str, &str)],
+) -> StackStatus {
+    update_stack_with(cfn, name, body, values, &IAM).await
+}
+
+/// DeleteStack; true when the stack is gone.
+pub async fn remove(cfn: &Client, name: &str) -> bool {
+    cfn.delete_stack()
+        .stack_name(name)
+        .send()
+        .await
+        .expect("delete stack");
+    cfn.describe_stacks().stack_name(name).send().await.is_err()
+}
+
+/// The stack's outputs, key → value.
+pub async fn outputs(cfn: &Client, name: &str) -> HashMap<String, String> {
+    describe(cfn, name)
+        .await
+        .outputs()
+        .iter()
+        .map(|o| {
+            (
+                o.output_key().unwrap_or_default().to_string(),
+                o.output_value().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Logical id → physical id of every resource (DescribeStackResources).
+pub async fn physical_ids(cfn: &Client, name: &str) -> HashMap<String, String> {
+    cfn.describe_stack_resources()
+        .stack_name(name)
+        .send()
+        .await
+        .expect("describe stack resources")
+        .stack_resources()
+        .iter()
+        .map(|r| {
+            (
+                r.logical_resource_id().unwrap_or_default().to_string(),
+                r.physical_resource_id().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The logical ids of the stack's resources in `status` (ListStackResources), e.g. those
+/// ContinueUpdateRollback may skip (`UPDATE_FAILED`) or DeleteStack may retain
+/// (`DELETE_FAILED`); empty when the stack is not found.
+pub async fn resources_in(cfn: &Client, name: &str, status: &str) -> Vec<String> {
+    let Ok(out) = cfn.list_stack_resources().stack_name(name).send().await else {
+        return Vec::new();
+    };
+    out.stack_resource_summaries()
+        .iter()
+        .filter(|r| r.resource_status().map(|s| s.as_str()) == Some(status))
+        .filter_map(|r| r.logical_resource_id().map(str::to_string))
+        .collect()
+}
+
+/// (logical id, reason) of the first CREATE_FAILED or UPDATE_FAILED event of a resource.
+pub async fn first_failure(cfn: &Client, name: &str) -> (String, String) {
+    events(cfn, name)
+        .await
+        .into_iter()
+        .find(|e| e.0 != name && (e.1 == "CREATE_FAILED" || e.1 == "UPDATE_FAILED"))
+        .map(|e| (e.0, e.3))
+        .expect("a failed resource")
 }
 
 /// Posts a fault rule (`/_cumulo/faults`, docs/extensions.md); returns its id.
@@ -281,4 +403,22 @@ impl<'a> Form<'a> {
         assert_eq!(status, 200, "{op}: {body}");
         body
     }
+}
+
+/// The events of the stack's last operation (from its last stack event with `status`), as
+/// (logical id, status, physical id, reason), oldest first.
+pub fn since(all: &[Event], stack: &str, status: &str) -> Vec<Event> {
+    let start = all
+        .iter()
+        .rposition(|e| e.0 == stack && e.1 == status)
+        .unwrap_or_else(|| panic!("no {status} event of {stack}: {all:#?}"));
+    all[start..].to_vec()
+}
+
+/// (logical id, status, physical id) of events, for comparing sequences.
+pub fn brief(events: &[Event]) -> Vec<(&str, &str, &str)> {
+    events
+        .iter()
+        .map(|e| (e.0.as_str(), e.1.as_str(), e.2.as_str()))
+        .collect()
 }

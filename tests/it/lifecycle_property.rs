@@ -32,6 +32,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::json;
 
+use crate::fixtures::resources_in;
 use crate::process::{DataDir, Proc};
 
 const STACK: &str = "life";
@@ -488,21 +489,7 @@ impl Case {
     }
 
     async fn continue_rollback(&mut self, skip: bool) -> Result<(), String> {
-        let failed: Vec<String> = match self
-            .cfn
-            .list_stack_resources()
-            .stack_name(STACK)
-            .send()
-            .await
-        {
-            Ok(out) => out
-                .stack_resource_summaries()
-                .iter()
-                .filter(|r| r.resource_status().map(|s| s.as_str()) == Some("UPDATE_FAILED"))
-                .filter_map(|r| r.logical_resource_id().map(str::to_string))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
+        let failed = resources_in(&self.cfn, STACK, "UPDATE_FAILED").await;
         let r = self
             .cfn
             .continue_update_rollback()
@@ -527,18 +514,7 @@ impl Case {
             if force {
                 call = call.deletion_mode(DeletionMode::ForceDeleteStack);
             } else if retain {
-                let failed: Vec<String> = self
-                    .cfn
-                    .list_stack_resources()
-                    .stack_name(STACK)
-                    .send()
-                    .await
-                    .map_err(|e| format!("{e:?}"))?
-                    .stack_resource_summaries()
-                    .iter()
-                    .filter(|r| r.resource_status().map(|s| s.as_str()) == Some("DELETE_FAILED"))
-                    .filter_map(|r| r.logical_resource_id().map(str::to_string))
-                    .collect();
+                let failed = resources_in(&self.cfn, STACK, "DELETE_FAILED").await;
                 call = call.set_retain_resources(Some(failed));
             }
         }
