@@ -165,7 +165,7 @@ impl CloudFormation {
     fn check_name_free(&self, scope: &Scope, stack_id: &StackId, name: &str) -> Result<(), Error> {
         let state = self.shared.lock();
         let taken = state.region_ref(scope).is_some_and(|r| {
-            r.change_sets.values().any(|cs| {
+            r.change_sets().values().any(|cs| {
                 &cs.record.stack_id == stack_id
                     && cs.record.change_set_name == name
                     && cs.record.execution_status() == ExecutionStatus::Available
@@ -409,7 +409,7 @@ impl CloudFormation {
             return Err(not_executable(r, r.execution_status()));
         }
         let stack = region
-            .and_then(|reg| reg.stacks.get(&r.stack_id))
+            .and_then(|reg| reg.stack(r.stack_id.as_str()))
             .ok_or_else(|| Error::validation(stack_does_not_exist(&r.stack_name)))?;
         Ok(Found {
             record: r.clone(),
@@ -468,7 +468,7 @@ impl CloudFormation {
         let state = self.shared.lock();
         state
             .region_ref(scope)
-            .and_then(|r| r.stacks.get(stack_id))
+            .and_then(|r| r.stack(stack_id.as_str()))
             .map(|s| read(&s.record))
             .unwrap_or_default()
     }
@@ -609,7 +609,7 @@ impl CloudFormation {
             .ok_or_else(|| Error::validation(stack_does_not_exist(stack_name)))?;
         let all: Vec<ChangeSetRecord> = region
             .map(|r| {
-                r.change_sets
+                r.change_sets()
                     .values()
                     .filter(|cs| {
                         &cs.record.stack_id == stack_id

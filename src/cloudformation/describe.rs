@@ -57,7 +57,7 @@ impl CloudFormation {
         let offset = store::page_offset(next_token)?;
         let all: Vec<&StackEntry> = region
             .map(|r| {
-                r.stacks
+                r.stacks()
                     .values()
                     .rev()
                     .filter(|s| s.status() != StackStatus::DeleteComplete)
@@ -145,7 +145,7 @@ impl CloudFormation {
                 .ok_or_else(|| Error::validation(stack_id_does_not_exist(name)))?,
             (None, Some(physical)) => region
                 .and_then(|r| {
-                    r.stacks.values().rev().find(|s| {
+                    r.stacks().values().rev().find(|s| {
                         s.resources()
                             .values()
                             .any(|res| res.physical_id.as_ref().is_some_and(|p| p == physical))
@@ -213,7 +213,7 @@ impl CloudFormation {
         let all: Vec<StackSummary> = state
             .region_ref(scope)
             .map(|r| {
-                r.stacks
+                r.stacks()
                     .values()
                     .rev()
                     .filter(|s| filter.is_empty() || filter.contains(&s.status()))
@@ -373,7 +373,7 @@ impl CloudFormation {
         let state = self.shared.lock();
         let all: Vec<Export> = state
             .region_ref(scope)
-            .map(|r| r.exports.values().cloned().collect())
+            .map(|r| r.exports().values().cloned().collect())
             .unwrap_or_default();
         Ok(store::paginate(&all, offset, PAGE_SIZE))
     }
@@ -388,7 +388,7 @@ impl CloudFormation {
         let offset = store::page_offset(next_token)?;
         let state = self.shared.lock();
         let region = state.region_ref(scope);
-        if region.is_none_or(|r| !r.exports.contains_key(export_name)) {
+        if region.is_none_or(|r| !r.exports().contains_key(export_name)) {
             return Err(Error::validation(format!(
                 "Export '{export_name}' is not imported by any stack."
             )));

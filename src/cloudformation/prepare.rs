@@ -437,13 +437,12 @@ impl CloudFormation {
         let mut state = self.shared.lock();
         let region = state.region(scope);
         let exports: HashMap<String, String> = region
-            .exports
+            .exports()
             .values()
             .map(|e| (e.name.clone(), e.value.clone()))
             .collect();
         let entry = region
-            .stacks
-            .get(stack_id)
+            .stack(stack_id.as_str())
             .ok_or_else(|| Error::validation(stack_does_not_exist(stack_id.as_str())))?;
         Ok(Snapshot {
             current: entry.resources().clone(),

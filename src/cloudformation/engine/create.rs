@@ -215,18 +215,17 @@ impl Runner {
         let mut state = self.shared.lock();
         let region = state.region(&self.scope);
         let old: Vec<(String, String)> = region
-            .exports
+            .exports()
             .values()
             .filter(|e| e.exporting_stack_id == self.stack_id)
             .map(|e| (e.name.clone(), e.value.clone()))
             .collect();
         for o in &outputs {
             let Some(name) = &o.export_name else { continue };
-            if let Some(existing) = region.exports.get(name) {
+            if let Some(existing) = region.exports().get(name) {
                 if existing.exporting_stack_id != self.stack_id {
                     let by = region
-                        .stacks
-                        .get(existing.exporting_stack_id.as_str())
+                        .stack(existing.exporting_stack_id.as_str())
                         .map(|s| s.record.stack_name.clone())
                         .unwrap_or_default();
                     return Err(format!(

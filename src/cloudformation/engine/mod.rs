@@ -1,7 +1,9 @@
 //! The stack engine: each stack operation (create, update, delete, update rollback, continue
-//! rollback, create rollback) runs as its own tokio task that moves the stack's state machine
-//! forward, appends events and calls providers — never while holding the store lock
-//! (style.md §9.3). Resources are created and updated one at a time in dependency order and
+//! rollback, create rollback) runs as its own tokio task that moves the stack forward through
+//! the store's lifecycle methods (which own every status change and event) and calls providers
+//! — never while holding the store lock (style.md §9.3). The paths live in `create.rs`,
+//! `update.rs`, `rollback.rs` and `delete.rs`; this file has the runner and the steps they
+//! share (fault checks, holds, provider calls). Resources are created and updated one at a time in dependency order and
 //! deleted in reverse, so event sequences are deterministic; a provider failure is a
 //! `*_FAILED` event with the reason, which drives the rollback AWS runs
 //! (aws-contract.md §3.2–§3.3). Before each provider step the fault injector is asked

@@ -70,7 +70,7 @@ fn export_value(shared: &Shared, scope: &Scope, name: &str) -> Option<String> {
     let state = shared.lock();
     state
         .region_ref(scope)
-        .and_then(|r| r.exports.get(name))
+        .and_then(|r| r.exports().get(name))
         .map(|e| e.value.clone())
 }
 

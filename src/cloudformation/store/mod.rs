@@ -91,17 +91,17 @@ pub struct State {
     sink: Sink,
 }
 
-/// One account and region.
+/// One account and region. Its maps change only through the store's methods.
 #[derive(Default)]
 pub struct Region {
     /// Every stack by id, in creation order (deleted ones too).
-    pub stacks: IndexMap<StackId, StackEntry>,
+    stacks: IndexMap<StackId, StackEntry>,
     /// Stack name → id of the stack that is not DELETE_COMPLETE.
-    pub live: HashMap<String, StackId>,
+    live: HashMap<String, StackId>,
     /// Change sets by id, in creation order.
-    pub change_sets: IndexMap<String, ChangeSetEntry>,
+    change_sets: IndexMap<String, ChangeSetEntry>,
     /// Exports by name.
-    pub exports: IndexMap<String, Export>,
+    exports: IndexMap<String, Export>,
     sink: Sink,
 }
 
@@ -169,6 +169,26 @@ impl State {
 }
 
 impl Region {
+    /// Every stack by id, in creation order (deleted ones too).
+    pub fn stacks(&self) -> &IndexMap<StackId, StackEntry> {
+        &self.stacks
+    }
+
+    /// The stack `stack_id` (deleted ones too).
+    pub fn stack(&self, stack_id: &str) -> Option<&StackEntry> {
+        self.stacks.get(stack_id)
+    }
+
+    /// Change sets by id, in creation order.
+    pub fn change_sets(&self) -> &IndexMap<String, ChangeSetEntry> {
+        &self.change_sets
+    }
+
+    /// Exports by name.
+    pub fn exports(&self) -> &IndexMap<String, Export> {
+        &self.exports
+    }
+
     /// The stack named by `name_or_id`: a StackId finds any stack (deleted too), a name only the
     /// live one.
     pub fn find(&self, name_or_id: &str) -> Option<&StackEntry> {
