@@ -186,8 +186,13 @@ impl Region {
         entry.save();
         self.live
             .insert(entry.record.stack_name.clone(), stack_id.clone());
-        self.stacks.insert(stack_id.clone(), entry);
-        Ok(self.stacks.get_mut(&stack_id).expect("just inserted"))
+        Ok(match self.stacks.entry(stack_id) {
+            indexmap::map::Entry::Occupied(mut old) => {
+                old.insert(entry);
+                old.into_mut()
+            }
+            indexmap::map::Entry::Vacant(free) => free.insert(entry),
+        })
     }
 
     /// A DELETE_COMPLETE stack leaves the name index and loses its change sets.
