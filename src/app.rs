@@ -8,6 +8,8 @@ use crate::clock::Clock;
 use crate::cloudformation::CloudFormation;
 use crate::config::Config;
 use crate::faults::Faults;
+/// The listener's base URL; defined in `ids` so the services below `app` import it from there.
+pub use crate::ids::Endpoint;
 use crate::ids::IdGen;
 use crate::scheduler::Scheduler;
 use crate::services::iam::Iam;
@@ -20,42 +22,6 @@ use crate::services::sqs::Sqs;
 use crate::services::ssm::Ssm;
 use crate::services::states::States;
 use crate::storage::Storage;
-
-/// The base URL clients reach Cumulo at (`http://127.0.0.1:4566`), known once the listener is
-/// bound; queue URLs, S3 template URLs and SNS unsubscribe URLs are built on it.
-#[derive(Clone, Debug)]
-pub struct Endpoint {
-    url: Arc<std::sync::OnceLock<String>>,
-}
-
-impl Default for Endpoint {
-    fn default() -> Self {
-        Endpoint {
-            url: Arc::new(std::sync::OnceLock::new()),
-        }
-    }
-}
-
-impl Endpoint {
-    /// Records the bound address (first call wins). A wildcard address (`0.0.0.0`, `::`) is
-    /// recorded as `localhost` with its port: queue URLs must be addresses a client can use.
-    pub fn set(&self, addr: std::net::SocketAddr) {
-        let url = if addr.ip().is_unspecified() {
-            format!("http://localhost:{}", addr.port())
-        } else {
-            format!("http://{addr}")
-        };
-        let _ = self.url.set(url);
-    }
-
-    /// `http://<host>:<port>` of the listener, or `http://localhost:4566` before it is bound.
-    pub fn url(&self) -> &str {
-        self.url
-            .get()
-            .map(String::as_str)
-            .unwrap_or("http://localhost:4566")
-    }
-}
 
 /// Handles to every part of a running emulator. Cloning is cheap (all handles are `Arc`s).
 #[derive(Clone, Debug)]
@@ -203,24 +169,5 @@ impl App {
         self.kms.reset();
         self.storage.wipe();
         self.storage.sync().await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Endpoint;
-
-    #[test]
-    fn a_wildcard_listener_is_reached_through_localhost() {
-        for (bound, url) in [
-            ("0.0.0.0:4570", "http://localhost:4570"),
-            ("[::]:4566", "http://localhost:4566"),
-            ("127.0.0.1:4566", "http://127.0.0.1:4566"),
-            ("192.168.1.20:80", "http://192.168.1.20:80"),
-        ] {
-            let endpoint = Endpoint::default();
-            endpoint.set(bound.parse().unwrap());
-            assert_eq!(endpoint.url(), url, "{bound}");
-        }
     }
 }

@@ -3,6 +3,8 @@
 //! Every piece of service state lives under a [`Scope`] (account id + region), taken from each
 //! request's SigV4 credential (`crate::protocol::route`). Random ids (UUIDs, hex ids, name
 //! suffixes) come from one [`IdGen`], seedable with `CUMULO_SEED` so runs can be repeated.
+//! [`Endpoint`] is where clients reach this emulator (the base of queue and template URLs):
+//! it lives here, below every service, so none of them imports the composition root.
 
 use std::sync::{Arc, Mutex};
 
@@ -134,6 +136,42 @@ impl IdGen {
     }
 }
 
+/// The base URL clients reach Cumulo at (`http://127.0.0.1:4566`), known once the listener is
+/// bound; queue URLs, S3 template URLs and SNS unsubscribe URLs are built on it.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    url: Arc<std::sync::OnceLock<String>>,
+}
+
+impl Default for Endpoint {
+    fn default() -> Self {
+        Endpoint {
+            url: Arc::new(std::sync::OnceLock::new()),
+        }
+    }
+}
+
+impl Endpoint {
+    /// Records the bound address (first call wins). A wildcard address (`0.0.0.0`, `::`) is
+    /// recorded as `localhost` with its port: queue URLs must be addresses a client can use.
+    pub fn set(&self, addr: std::net::SocketAddr) {
+        let url = if addr.ip().is_unspecified() {
+            format!("http://localhost:{}", addr.port())
+        } else {
+            format!("http://{addr}")
+        };
+        let _ = self.url.set(url);
+    }
+
+    /// `http://<host>:<port>` of the listener, or `http://localhost:4566` before it is bound.
+    pub fn url(&self) -> &str {
+        self.url
+            .get()
+            .map(String::as_str)
+            .unwrap_or("http://localhost:4566")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +195,19 @@ mod tests {
         assert_eq!(a.uuid(), b.uuid());
         assert_eq!(a.hex(16).len(), 16);
         assert_eq!(a.upper_alnum(13).len(), 13);
+    }
+
+    #[test]
+    fn a_wildcard_listener_is_reached_through_localhost() {
+        for (bound, url) in [
+            ("0.0.0.0:4570", "http://localhost:4570"),
+            ("[::]:4566", "http://localhost:4566"),
+            ("127.0.0.1:4566", "http://127.0.0.1:4566"),
+            ("192.168.1.20:80", "http://192.168.1.20:80"),
+        ] {
+            let endpoint = Endpoint::default();
+            endpoint.set(bound.parse().unwrap());
+            assert_eq!(endpoint.url(), url, "{bound}");
+        }
     }
 }

@@ -1,15 +1,17 @@
-//! CloudFormation records and operation shapes, named as in the API reference
-//! (aws-contract.md §2.5, Appendix A): what the store keeps (stacks, resources, events, change
-//! sets, exports) and what each operation takes and answers. Plain data: serde for the durable
-//! store, no wire encoding (that is `protocol::wire::cloudformation`), no behaviour beyond
-//! small accessors.
+//! CloudFormation's plain shapes, named as in the API reference (aws-contract.md §2.5,
+//! Appendix A): what each operation takes and answers, and the values records hold (tags,
+//! parameters, outputs, changes, exports). The records that carry a status live in
+//! `store::records`, which owns their lifecycle. Plain data: serde for the durable store, no
+//! wire encoding (that is `protocol::wire::cloudformation`), no behaviour beyond small
+//! accessors.
+
+use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::status::{ChangeSetStatus, ExecutionStatus, ResourceStatus, StackStatus};
+use super::id::{LogicalId, PhysicalId, StackId};
+use super::status::StackStatus;
 
 /// A stack tag (`Tag`): Key 1–128, Value 1–256 characters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,190 +99,6 @@ impl OnFailure {
     }
 }
 
-/// One resource of a stack as the store keeps it (DescribeStackResource(s),
-/// ListStackResources), with what the engine needs to update, restore and delete it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResourceRecord {
-    /// Logical id.
-    pub logical_id: String,
-    /// Resource type, e.g. `AWS::Scheduler::Schedule`.
-    pub type_name: String,
-    /// Physical id; `None` before the provider made one.
-    pub physical_id: Option<String>,
-    /// Status.
-    pub status: ResourceStatus,
-    /// Status reason.
-    pub status_reason: Option<String>,
-    /// When the status last changed (UTC).
-    pub last_updated: DateTime<Utc>,
-    /// The resolved properties the physical resource was last made or updated with.
-    pub properties: Value,
-    /// Its `Ref` value.
-    pub ref_value: Option<Value>,
-    /// Its `Fn::GetAtt` values.
-    pub attributes: IndexMap<String, Value>,
-    /// `DeletionPolicy` (`Delete` when absent).
-    pub deletion_policy: Option<String>,
-    /// `UpdateReplacePolicy` (`Delete` when absent).
-    pub update_replace_policy: Option<String>,
-    /// `Metadata` (DescribeStackResource shows it as JSON text, `{}` when absent).
-    pub metadata: Option<Value>,
-    /// Whether the physical resource exists (false for a CREATE_FAILED resource the provider
-    /// never made).
-    pub exists: bool,
-}
-
-impl ResourceRecord {
-    /// True when `DeletionPolicy` keeps the physical resource on delete or removal.
-    pub fn retained_on_delete(&self) -> bool {
-        matches!(
-            self.deletion_policy.as_deref(),
-            Some("Retain") | Some("RetainExceptOnCreate") | Some("Snapshot")
-        )
-    }
-}
-
-/// A stack event (`StackEvent`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StackEventRecord {
-    /// Position in the stack's event log (0 = oldest); orders events whose timestamps are equal.
-    pub seq: u64,
-    /// `EventId`: a UUID for stack events, `<LogicalId>-<STATUS>-<timestamp>` or
-    /// `<LogicalId>-<uuid>` for resource events.
-    pub event_id: String,
-    /// `LogicalResourceId` (the stack name for stack events).
-    pub logical_id: String,
-    /// `PhysicalResourceId` (`""` before a resource has one; the StackId for stack events).
-    pub physical_id: String,
-    /// `ResourceType` (`AWS::CloudFormation::Stack` for stack events).
-    pub resource_type: String,
-    /// `Timestamp` (UTC).
-    pub timestamp: DateTime<Utc>,
-    /// `ResourceStatus` (a StackStatus or ResourceStatus name).
-    pub status: String,
-    /// `ResourceStatusReason`.
-    pub reason: Option<String>,
-    /// `ResourceProperties`: the resolved properties as JSON text.
-    pub properties: Option<String>,
-}
-
-/// The stack-level record: everything DescribeStacks shows plus what later operations need.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StackRecord {
-    /// `arn:aws:cloudformation:<region>:<account>:stack/<name>/<uuid>`.
-    pub stack_id: String,
-    /// Name.
-    pub stack_name: String,
-    /// Status.
-    pub status: StackStatus,
-    /// `StackStatusReason`.
-    pub status_reason: Option<String>,
-    /// `CreationTime` (UTC).
-    pub creation_time: DateTime<Utc>,
-    /// `LastUpdatedTime`: set by change-set executions and updates.
-    pub last_updated_time: Option<DateTime<Utc>>,
-    /// `DeletionTime`.
-    pub deletion_time: Option<DateTime<Utc>>,
-    /// `ChangeSetId` of the last executed change set.
-    pub change_set_id: Option<String>,
-    /// The current template's text ("" for a REVIEW_IN_PROGRESS stack).
-    pub template_body: String,
-    /// The template `Description`.
-    pub description: Option<String>,
-    /// Parameters as bound for the current template (template module's form, for
-    /// UsePreviousValue and re-evaluation).
-    pub bound_parameters: Option<Value>,
-    /// Parameters as DescribeStacks shows them.
-    pub parameters: Vec<Parameter>,
-    /// `Capabilities` given.
-    pub capabilities: Vec<String>,
-    /// `NotificationARNs`.
-    pub notification_arns: Vec<String>,
-    /// `Tags`.
-    pub tags: Vec<Tag>,
-    /// `Outputs` (None when the template has none).
-    pub outputs: Vec<Output>,
-    /// `DisableRollback`.
-    pub disable_rollback: bool,
-    /// `TimeoutInMinutes`.
-    pub timeout_in_minutes: Option<i64>,
-    /// `RoleARN`.
-    pub role_arn: Option<String>,
-    /// `EnableTerminationProtection`.
-    pub enable_termination_protection: bool,
-    /// The stack policy (SetStackPolicy / StackPolicyBody), stored, not enforced.
-    pub stack_policy_body: Option<String>,
-    /// `RollbackConfiguration`.
-    pub rollback_configuration: RollbackConfiguration,
-    /// `RetainExceptOnCreate`.
-    pub retain_except_on_create: bool,
-    /// Export names this stack's resources and outputs import (ListImports).
-    pub imports: Vec<String>,
-    /// The journal of the update in flight, failed, or being rolled back.
-    pub journal: Option<Box<UpdateJournal>>,
-}
-
-/// What an update did, kept until it commits or is rolled back: the stack as it was before
-/// (template, parameters, outputs, ...) and, per resource the update touched, the record before
-/// the change (the snapshot a rollback restores) and what the update created.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UpdateJournal {
-    /// Template text before the update.
-    pub template_body: String,
-    /// Description before the update.
-    pub description: Option<String>,
-    /// Bound parameters before the update.
-    pub bound_parameters: Option<Value>,
-    /// Shown parameters before the update.
-    pub parameters: Vec<Parameter>,
-    /// Outputs before the update.
-    pub outputs: Vec<Output>,
-    /// Capabilities before the update.
-    pub capabilities: Vec<String>,
-    /// Tags before the update.
-    pub tags: Vec<Tag>,
-    /// Notification ARNs before the update.
-    pub notification_arns: Vec<String>,
-    /// Imports before the update.
-    pub imports: Vec<String>,
-    /// Resource order before the update.
-    pub resource_order: Vec<String>,
-    /// The resources the update touched, in the order it touched them.
-    pub entries: Vec<JournalEntry>,
-}
-
-/// How an update step changed a resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StepKind {
-    /// Created by the update.
-    Add,
-    /// Changed in place.
-    InPlace,
-    /// Replaced by a new physical resource.
-    Replace,
-    /// Moved (a schedule's group change).
-    Move,
-    /// Only the record changed (metadata, policies).
-    RecordOnly,
-}
-
-/// One resource an update touched.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct JournalEntry {
-    /// Logical id.
-    pub logical_id: String,
-    /// What the step did.
-    pub kind: StepKind,
-    /// The record before the step (None for Add): the snapshot a rollback restores.
-    pub before: Option<ResourceRecord>,
-    /// What the step created (Add, Replace, Move destination): deleted by the rollback's cleanup.
-    pub created: Option<ResourceRecord>,
-    /// Whether the step finished (false: it failed).
-    pub succeeded: bool,
-    /// Whether a rollback has put the resource back.
-    pub restored: bool,
-}
-
 /// `CREATE`, `UPDATE` or `IMPORT`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ChangeSetType {
@@ -336,9 +154,9 @@ pub struct ResourceChange {
     /// `Action`.
     pub action: ChangeAction,
     /// `LogicalResourceId`.
-    pub logical_id: String,
+    pub logical_id: LogicalId,
     /// `PhysicalResourceId` (absent for Add).
-    pub physical_id: Option<String>,
+    pub physical_id: Option<PhysicalId>,
     /// `ResourceType`.
     pub resource_type: String,
     /// `Replacement` (Modify only): `True`, `False`, `Conditional`.
@@ -355,58 +173,30 @@ pub struct ResourceChange {
     pub after_context: Option<String>,
 }
 
-/// A change set as the store keeps it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ChangeSetRecord {
-    /// `arn:aws:cloudformation:<region>:<account>:changeSet/<name>/<uuid>`.
-    pub change_set_id: String,
-    /// Name.
-    pub change_set_name: String,
-    /// Stack id.
-    pub stack_id: String,
-    /// Stack name.
-    pub stack_name: String,
-    /// `Description`.
-    pub description: Option<String>,
-    /// `Status`.
-    pub status: ChangeSetStatus,
-    /// `ExecutionStatus`.
-    pub execution_status: ExecutionStatus,
-    /// `StatusReason`.
-    pub status_reason: Option<String>,
-    /// `CreationTime`.
-    pub creation_time: DateTime<Utc>,
-    /// CREATE or UPDATE.
-    pub change_set_type: ChangeSetType,
-    /// Template text.
-    pub template_body: String,
-    /// Bound parameters (template module's form).
-    pub bound_parameters: Option<Value>,
-    /// Parameters as shown.
-    pub parameters: Vec<Parameter>,
-    /// `Capabilities` given.
-    pub capabilities: Vec<String>,
-    /// `Tags` for the stack (None: keep the stack's tags).
-    pub tags: Option<Vec<Tag>>,
-    /// `NotificationARNs` (None: keep the stack's).
-    pub notification_arns: Option<Vec<String>>,
-    /// `RollbackConfiguration`.
-    pub rollback_configuration: RollbackConfiguration,
-    /// `RoleARN`.
-    pub role_arn: Option<String>,
-    /// `OnStackFailure` given.
-    pub on_stack_failure: Option<OnFailure>,
-    /// `IncludeNestedStacks`.
-    pub include_nested_stacks: bool,
-    /// `Changes`.
+/// What executing a change set does (`plan` computes it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// `Changes`, in template order (removals last).
     pub changes: Vec<ResourceChange>,
+    /// Logical ids the plan modifies (executed even when their properties evaluate the same).
+    pub modified: BTreeSet<LogicalId>,
+    /// Whether anything besides resources changes (outputs, parameters, tags, ...).
+    pub other_changes: bool,
+}
+
+impl Plan {
+    /// True when the change set has nothing to do ("The submitted information didn't contain
+    /// changes.").
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && !self.other_changes
+    }
 }
 
 /// An export (`Export`) as ListExports shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Export {
     /// `ExportingStackId`.
-    pub exporting_stack_id: String,
+    pub exporting_stack_id: StackId,
     /// `Name`.
     pub name: String,
     /// `Value`.
@@ -558,14 +348,36 @@ pub struct ExecuteChangeSetInput {
 pub struct DeleteStackInput {
     /// `StackName` (name or id).
     pub stack_name: String,
-    /// `RetainResources`.
-    pub retain_resources: Vec<String>,
+    /// `RetainResources` (only in DELETE_FAILED).
+    pub retain_resources: Vec<LogicalId>,
     /// `RoleARN`.
     pub role_arn: Option<String>,
     /// `ClientRequestToken`.
     pub client_request_token: Option<String>,
-    /// `DeletionMode`: `STANDARD` or `FORCE_DELETE_STACK`.
-    pub deletion_mode: Option<String>,
+    /// `DeletionMode` (absent: STANDARD).
+    pub deletion_mode: DeletionMode,
+}
+
+/// DeleteStack's `DeletionMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeletionMode {
+    /// `STANDARD`: a resource that fails to delete leaves the stack DELETE_FAILED.
+    #[default]
+    Standard,
+    /// `FORCE_DELETE_STACK`, from DELETE_FAILED only: resources that fail to delete are left
+    /// (DELETE_SKIPPED) and the stack is deleted.
+    ForceDeleteStack,
+}
+
+impl DeletionMode {
+    /// Parses `STANDARD` / `FORCE_DELETE_STACK`.
+    pub fn parse(text: &str) -> Option<DeletionMode> {
+        match text {
+            "STANDARD" => Some(DeletionMode::Standard),
+            "FORCE_DELETE_STACK" => Some(DeletionMode::ForceDeleteStack),
+            _ => None,
+        }
+    }
 }
 
 /// A template parameter as GetTemplateSummary (`ParameterDeclaration`) and ValidateTemplate
@@ -622,7 +434,7 @@ pub struct TemplateOutput {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StackSummary {
     /// `StackId`.
-    pub stack_id: String,
+    pub stack_id: StackId,
     /// `StackName`.
     pub stack_name: String,
     /// `TemplateDescription`.
@@ -637,15 +449,4 @@ pub struct StackSummary {
     pub status: StackStatus,
     /// `StackStatusReason`.
     pub status_reason: Option<String>,
-}
-
-/// One resource of a stack with its stack's identity (DescribeStackResource(s)).
-#[derive(Clone, Debug, PartialEq)]
-pub struct StackResourceView {
-    /// Stack name.
-    pub stack_name: String,
-    /// Stack id.
-    pub stack_id: String,
-    /// The resource.
-    pub resource: ResourceRecord,
 }

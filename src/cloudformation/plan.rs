@@ -11,30 +11,17 @@ use std::collections::{BTreeSet, HashSet};
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::engine::{PlanValues, KNOWN_AFTER_APPLY};
-use super::model::{ChangeAction, ChangeDetail, ResourceChange, ResourceRecord};
+use super::id::LogicalId;
+use super::model::{ChangeAction, ChangeDetail, ResourceChange};
 use super::providers::UpdateKind;
 use super::registry;
+use super::store::ResourceRecord;
 use super::template::{Resolved, ResourceDecl, ResourceValues};
 
-/// What executing a change set does.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Plan {
-    /// `Changes`, in template order (removals last).
-    pub changes: Vec<ResourceChange>,
-    /// Logical ids the plan modifies (executed even when their properties evaluate the same).
-    pub modified: BTreeSet<String>,
-    /// Whether anything besides resources changes (outputs, parameters, tags, ...).
-    pub other_changes: bool,
-}
+mod values;
 
-impl Plan {
-    /// True when the change set has nothing to do ("The submitted information didn't contain
-    /// changes.").
-    pub fn is_empty(&self) -> bool {
-        self.changes.is_empty() && !self.other_changes
-    }
-}
+pub use super::model::Plan;
+pub use values::{PlanValues, KNOWN_AFTER_APPLY};
 
 /// The top-level property names a type's registry schema lists as createOnly.
 pub fn create_only_properties(type_name: &str) -> Vec<&'static str> {
@@ -66,7 +53,7 @@ pub fn plan_create(resolved: &Resolved) -> Plan {
         .filter_map(|id| resolved.resources.get(id))
         .map(|decl| ResourceChange {
             action: ChangeAction::Add,
-            logical_id: decl.logical_id.clone(),
+            logical_id: LogicalId::from(&decl.logical_id),
             physical_id: None,
             resource_type: decl.type_name.clone(),
             replacement: None,
@@ -87,7 +74,7 @@ pub fn plan_create(resolved: &Resolved) -> Plan {
 /// What an UPDATE plan is computed from.
 pub(crate) struct UpdateInputs<'a> {
     /// The stack's resources now.
-    pub current: &'a IndexMap<String, ResourceRecord>,
+    pub current: &'a IndexMap<LogicalId, ResourceRecord>,
     /// The current template's resource declarations (raw, for telling a changed expression
     /// from a changed input), when known.
     pub old_declarations: Option<&'a IndexMap<String, ResourceDecl>>,
@@ -112,13 +99,13 @@ pub(crate) fn plan_update(
         let Some(decl) = inputs.resolved.resources.get(logical_id) else {
             continue;
         };
-        let old = inputs.current.get(logical_id).filter(|r| r.exists);
+        let old = inputs.current.get(logical_id.as_str()).filter(|r| r.exists);
         let Some(old) = old else {
             values.unknown_ref.insert(logical_id.clone());
             values.unknown_attributes.insert(logical_id.clone());
             plan.changes.push(ResourceChange {
                 action: ChangeAction::Add,
-                logical_id: logical_id.clone(),
+                logical_id: LogicalId::from(logical_id),
                 physical_id: None,
                 resource_type: decl.type_name.clone(),
                 replacement: None,
@@ -147,11 +134,11 @@ pub(crate) fn plan_update(
             }
             _ => {}
         }
-        plan.modified.insert(logical_id.clone());
+        plan.modified.insert(LogicalId::from(logical_id));
         plan.changes.push(change);
     }
     for (logical_id, old) in inputs.current.iter().rev() {
-        if inputs.resolved.resources.contains_key(logical_id) || !old.exists {
+        if inputs.resolved.resources.contains_key(logical_id.as_str()) || !old.exists {
             continue;
         }
         plan.changes.push(ResourceChange {
@@ -199,52 +186,14 @@ fn modify(
             .collect(),
         None => Vec::new(),
     };
-    let dynamic = new_props.is_none();
-    if !changed_keys.is_empty() || dynamic {
+    if !changed_keys.is_empty() || new_props.is_none() {
         scope.push("Properties".to_string());
         let new = new_props.unwrap_or(&empty);
-        // A createOnly property whose new value is known changes statically (the resource is
-        // replaced: `True`); one known only after apply changes dynamically (it may be:
-        // `Conditional`), as the API reference words ResourceChange.Replacement.
-        let unknown = |k: &str| {
-            new.get(k)
-                .is_some_and(|v| v.to_string().contains(KNOWN_AFTER_APPLY))
-        };
-        let static_create_only = changed_keys
-            .iter()
-            .any(|k| create_only.contains(&k.as_str()) && !unknown(k));
-        let dynamic_create_only = changed_keys
-            .iter()
-            .any(|k| create_only.contains(&k.as_str()) && unknown(k));
-        if dynamic {
-            // Nothing is known of the new properties yet.
-            let may_replace = !create_only.is_empty();
-            kind = Some(if may_replace {
-                UpdateKind::Replace
-            } else {
-                UpdateKind::InPlace
-            });
-            if may_replace {
-                replacement = "Conditional";
-            }
-        } else {
-            kind = Some((inputs.update_kind)(
-                &old.type_name,
-                &old.properties,
-                new,
-                static_create_only || dynamic_create_only,
-            ));
-            if kind == Some(UpdateKind::Replace) {
-                replacement = if static_create_only || !dynamic_create_only {
-                    "True"
-                } else {
-                    "Conditional"
-                };
-            }
-        }
+        let how = replacement_of(inputs, old, new_props, &changed_keys, &create_only);
+        (kind, replacement) = (Some(how.0), how.1);
         let old_raw = inputs
             .old_declarations
-            .and_then(|d| d.get(&old.logical_id))
+            .and_then(|d| d.get(old.logical_id.as_str()))
             .map(|d| &d.properties);
         for key in &changed_keys {
             let recreation = if create_only.contains(&key.as_str()) {
@@ -263,28 +212,9 @@ fn modify(
             ));
         }
     }
-    for (attribute, differs) in [
-        ("Metadata", decl.metadata != old.metadata),
-        (
-            "DeletionPolicy",
-            decl.deletion_policy != old.deletion_policy,
-        ),
-        (
-            "UpdateReplacePolicy",
-            decl.update_replace_policy != old.update_replace_policy,
-        ),
-    ] {
-        if differs {
-            scope.push(attribute.to_string());
-            details.push(ChangeDetail {
-                attribute: attribute.to_string(),
-                name: None,
-                requires_recreation: Some("Never".to_string()),
-                evaluation: "Static".to_string(),
-                change_source: "DirectModification".to_string(),
-                causing_entity: None,
-            });
-        }
+    for detail in attribute_details(old, decl) {
+        scope.push(detail.attribute.clone());
+        details.push(detail);
     }
     if scope.is_empty() {
         return None;
@@ -312,6 +242,75 @@ fn modify(
         },
         kind,
     ))
+}
+
+/// How a change of properties is carried out, and its `Replacement`: a createOnly property
+/// whose new value is known changes statically (the resource is replaced: `True`); one known
+/// only after apply changes dynamically (it may be: `Conditional`), as the API reference words
+/// ResourceChange.Replacement. With nothing known of the new properties (`new_props` None), a
+/// type with createOnly properties may be replaced.
+fn replacement_of(
+    inputs: &UpdateInputs<'_>,
+    old: &ResourceRecord,
+    new_props: Option<&Value>,
+    changed_keys: &[String],
+    create_only: &[&str],
+) -> (UpdateKind, &'static str) {
+    let Some(new) = new_props else {
+        return if create_only.is_empty() {
+            (UpdateKind::InPlace, "False")
+        } else {
+            (UpdateKind::Replace, "Conditional")
+        };
+    };
+    let unknown = |k: &str| {
+        new.get(k)
+            .is_some_and(|v| v.to_string().contains(KNOWN_AFTER_APPLY))
+    };
+    let static_create_only = changed_keys
+        .iter()
+        .any(|k| create_only.contains(&k.as_str()) && !unknown(k));
+    let dynamic_create_only = changed_keys
+        .iter()
+        .any(|k| create_only.contains(&k.as_str()) && unknown(k));
+    let kind = (inputs.update_kind)(
+        &old.type_name,
+        &old.properties,
+        new,
+        static_create_only || dynamic_create_only,
+    );
+    let replacement = match kind {
+        UpdateKind::Replace if static_create_only || !dynamic_create_only => "True",
+        UpdateKind::Replace => "Conditional",
+        _ => "False",
+    };
+    (kind, replacement)
+}
+
+/// The Metadata, DeletionPolicy and UpdateReplacePolicy changes of a resource.
+fn attribute_details(old: &ResourceRecord, decl: &ResourceDecl) -> Vec<ChangeDetail> {
+    [
+        ("Metadata", decl.metadata != old.metadata),
+        (
+            "DeletionPolicy",
+            decl.deletion_policy != old.deletion_policy,
+        ),
+        (
+            "UpdateReplacePolicy",
+            decl.update_replace_policy != old.update_replace_policy,
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, differs)| *differs)
+    .map(|(attribute, _)| ChangeDetail {
+        attribute: attribute.to_string(),
+        name: None,
+        requires_recreation: Some("Never".to_string()),
+        evaluation: "Static".to_string(),
+        change_source: "DirectModification".to_string(),
+        causing_entity: None,
+    })
+    .collect()
 }
 
 /// Every property name of `old` and `new`, `old`'s first.

@@ -256,7 +256,8 @@ impl StackStatus {
             ),
             S::RollbackInProgress => matches!(to, S::RollbackComplete | S::RollbackFailed),
             S::RollbackComplete | S::RollbackFailed | S::DeleteFailed => to == S::DeleteInProgress,
-            // DeleteStack of a stack whose export is imported goes back to where it was.
+            // DeleteStack of a stack whose export is imported goes back to where it was: any
+            // status a stack with published exports can be deleted from.
             S::DeleteInProgress => matches!(
                 to,
                 S::DeleteComplete
@@ -267,6 +268,7 @@ impl StackStatus {
                     | S::ImportComplete
                     | S::ImportRollbackComplete
                     | S::UpdateFailed
+                    | S::UpdateRollbackFailed
             ),
             S::DeleteComplete => false,
             S::UpdateInProgress => matches!(

@@ -88,7 +88,7 @@ pub struct Deps {
     /// SNS target.
     pub sns: Sns,
     /// Where clients reach Cumulo (queue URLs in materialised requests).
-    pub endpoint: crate::app::Endpoint,
+    pub endpoint: crate::ids::Endpoint,
 }
 
 /// Handle to the Scheduler core. Clones share one store.

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::model::Schedule;
-use crate::app::Endpoint;
+use crate::ids::Endpoint;
 use crate::ids::Scope;
 use crate::services::sns::{PublishInput, Sns};
 use crate::services::sqs::{self, OutgoingMessage, QueueKey, Sqs};

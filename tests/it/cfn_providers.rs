@@ -8,164 +8,21 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_cloudformation::types::{Capability, Parameter, StackStatus};
-use aws_sdk_cloudformation::Client;
+use aws_sdk_cloudformation::types::StackStatus;
 use aws_sdk_sqs::types::QueueAttributeName;
 use cumulo::ids::Scope;
 
-use crate::cloudformation::{describe, err, events};
+use crate::fixtures::{
+    create_iam as deploy, describe, err, events, first_failure as failure, outputs,
+    physical_ids as physical, remove, update_iam as redeploy,
+};
 use crate::support::Emulator;
-
-fn param(key: &str, value: &str) -> Parameter {
-    Parameter::builder()
-        .parameter_key(key)
-        .parameter_value(value)
-        .build()
-}
-
-fn params(values: &[(&str, &str)]) -> Option<Vec<Parameter>> {
-    Some(values.iter().map(|(k, v)| param(k, v)).collect())
-}
-
-/// CreateStack with the IAM capabilities; the stack's status once the call returns.
-async fn deploy(cfn: &Client, name: &str, body: &str, values: &[(&str, &str)]) -> StackStatus {
-    cfn.create_stack()
-        .stack_name(name)
-        .template_body(body)
-        .set_parameters(params(values))
-        .capabilities(Capability::CapabilityIam)
-        .capabilities(Capability::CapabilityNamedIam)
-        .send()
-        .await
-        .expect("create stack");
-    describe(cfn, name).await.stack_status().cloned().unwrap()
-}
-
-/// UpdateStack with the same capabilities.
-async fn redeploy(cfn: &Client, name: &str, body: &str, values: &[(&str, &str)]) -> StackStatus {
-    cfn.update_stack()
-        .stack_name(name)
-        .template_body(body)
-        .set_parameters(params(values))
-        .capabilities(Capability::CapabilityIam)
-        .capabilities(Capability::CapabilityNamedIam)
-        .send()
-        .await
-        .expect("update stack");
-    describe(cfn, name).await.stack_status().cloned().unwrap()
-}
-
-/// DeleteStack; true when the stack is gone.
-async fn remove(cfn: &Client, name: &str) -> bool {
-    cfn.delete_stack().stack_name(name).send().await.unwrap();
-    cfn.describe_stacks().stack_name(name).send().await.is_err()
-}
-
-async fn outputs(cfn: &Client, name: &str) -> HashMap<String, String> {
-    describe(cfn, name)
-        .await
-        .outputs()
-        .iter()
-        .map(|o| {
-            (
-                o.output_key().unwrap().to_string(),
-                o.output_value().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// Logical id → physical id of every resource (DescribeStackResources).
-async fn physical(cfn: &Client, name: &str) -> HashMap<String, String> {
-    cfn.describe_stack_resources()
-        .stack_name(name)
-        .send()
-        .await
-        .unwrap()
-        .stack_resources()
-        .iter()
-        .map(|r| {
-            (
-                r.logical_resource_id().unwrap().to_string(),
-                r.physical_resource_id().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The reason of the first CREATE_FAILED or UPDATE_FAILED event of a resource.
-async fn failure(cfn: &Client, name: &str) -> (String, String) {
-    events(cfn, name)
-        .await
-        .into_iter()
-        .find(|e| e.0 != name && (e.1 == "CREATE_FAILED" || e.1 == "UPDATE_FAILED"))
-        .map(|e| (e.0, e.3))
-        .expect("a failed resource")
-}
 
 fn scope() -> Scope {
     Scope::default_scope()
 }
 
-const SNS: &str = r#"
-Parameters:
-  TopicName: {Type: String}
-  Display: {Type: String, Default: first}
-  Raw: {Type: String, Default: 'true'}
-  WithPolicy: {Type: String, Default: 'yes'}
-Conditions:
-  HasPolicy: !Equals [!Ref WithPolicy, 'yes']
-Resources:
-  Queue:
-    Type: AWS::SQS::Queue
-  Topic:
-    Type: AWS::SNS::Topic
-    Properties:
-      TopicName: !Ref TopicName
-      DisplayName: !Ref Display
-      Tags: [{Key: team, Value: ops}]
-  QueuePolicy:
-    Type: AWS::SQS::QueuePolicy
-    Properties:
-      Queues: [!Ref Queue]
-      PolicyDocument:
-        Version: '2012-10-17'
-        Statement:
-          - Effect: Allow
-            Principal: {Service: sns.amazonaws.com}
-            Action: sqs:SendMessage
-            Resource: !GetAtt Queue.Arn
-            Condition: {ArnEquals: {'aws:SourceArn': !Ref Topic}}
-  Subscription:
-    Type: AWS::SNS::Subscription
-    DependsOn: QueuePolicy
-    Properties:
-      TopicArn: !Ref Topic
-      Protocol: sqs
-      Endpoint: !GetAtt Queue.Arn
-      RawMessageDelivery: !Ref Raw
-      FilterPolicy: {kind: [tick]}
-  TopicPolicy:
-    Type: AWS::SNS::TopicPolicy
-    Condition: HasPolicy
-    Properties:
-      Topics: [!Ref Topic]
-      PolicyDocument:
-        Version: '2012-10-17'
-        Statement:
-          - Effect: Allow
-            Principal: {Service: scheduler.amazonaws.com}
-            Action: sns:Publish
-            Resource: !Ref Topic
-Outputs:
-  TopicRef: {Value: !Ref Topic}
-  TopicArn: {Value: !GetAtt Topic.TopicArn}
-  TopicName: {Value: !GetAtt Topic.TopicName}
-  SubscriptionRef: {Value: !Ref Subscription}
-  SubscriptionArn: {Value: !GetAtt Subscription.Arn}
-  QueuePolicyRef: {Value: !Ref QueuePolicy}
-  QueueUrl: {Value: !Ref Queue}
-"#;
+const SNS: &str = include_str!("../templates/cfn_providers/sns.yaml");
 
 async fn publish(sns: &aws_sdk_sns::Client, topic: &str, body: &str, kind: Option<&str>) {
     let mut req = sns.publish().topic_arn(topic).message(body);
@@ -367,28 +224,7 @@ async fn topic_inline_subscriptions_fifo_names_and_an_existing_topic() {
     let emu = Emulator::start().await;
     let cfn = emu.cloudformation().await;
     let sns = aws_sdk_sns::Client::new(&emu.sdk_config().await);
-    let body = r#"
-Parameters:
-  Endpoint: {Type: String, Default: 'a'}
-Resources:
-  Queue: {Type: AWS::SQS::Queue, Properties: {FifoQueue: true}}
-  Other: {Type: AWS::SQS::Queue, Properties: {FifoQueue: true}}
-  Fifo:
-    Type: AWS::SNS::Topic
-    Properties:
-      FifoTopic: true
-      ContentBasedDeduplication: true
-      Subscription:
-        - Protocol: sqs
-          Endpoint: !If [IsA, !GetAtt Queue.Arn, !GetAtt Other.Arn]
-Conditions:
-  IsA: !Equals [!Ref Endpoint, 'a']
-Outputs:
-  Arn: {Value: !Ref Fifo}
-  Name: {Value: !GetAtt Fifo.TopicName}
-  A: {Value: !GetAtt Queue.Arn}
-  B: {Value: !GetAtt Other.Arn}
-"#;
+    let body = include_str!("../templates/cfn_providers/topic_inline_subscriptions_fifo_names_and_an_existing_topic.yaml");
     assert_eq!(
         deploy(&cfn, "fifo", body, &[]).await,
         StackStatus::CreateComplete
@@ -431,7 +267,7 @@ Outputs:
 
     // A topic that exists outside the stack is not adopted.
     sns.create_topic().name("taken").send().await.unwrap();
-    let clash = "Resources:\n  T:\n    Type: AWS::SNS::Topic\n    Properties: {TopicName: taken}\n";
+    let clash = include_str!("../templates/cfn_providers/topic_inline_subscriptions_fifo_names_and_an_existing_topic_2.yaml");
     assert_eq!(
         deploy(&cfn, "clash", clash, &[]).await,
         StackStatus::RollbackComplete
@@ -452,43 +288,7 @@ Outputs:
     assert_eq!(topic_attribute(&sns, &out["Arn"], "TopicArn").await, None);
 }
 
-const IAM: &str = r#"
-Parameters:
-  PolicyName: {Type: String, Default: inline-one}
-  Action: {Type: String, Default: 'sqs:SendMessage'}
-  ManagedName: {Type: String, Default: managed-one}
-Resources:
-  Role:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument:
-        Version: '2012-10-17'
-        Statement: [{Effect: Allow, Principal: {Service: scheduler.amazonaws.com}, Action: 'sts:AssumeRole'}]
-  Inline:
-    Type: AWS::IAM::Policy
-    Properties:
-      PolicyName: !Ref PolicyName
-      Roles: [!Ref Role]
-      PolicyDocument:
-        Version: '2012-10-17'
-        Statement: [{Effect: Allow, Action: !Ref Action, Resource: '*'}]
-  Managed:
-    Type: AWS::IAM::ManagedPolicy
-    Properties:
-      ManagedPolicyName: !Ref ManagedName
-      Description: for the scheduler
-      Roles: [!Ref Role]
-      PolicyDocument:
-        Version: '2012-10-17'
-        Statement: [{Effect: Allow, Action: !Ref Action, Resource: '*'}]
-Outputs:
-  InlineRef: {Value: !Ref Inline}
-  ManagedRef: {Value: !Ref Managed}
-  ManagedArn: {Value: !GetAtt Managed.PolicyArn}
-  ManagedId: {Value: !GetAtt Managed.PolicyId}
-  Version: {Value: !GetAtt Managed.DefaultVersionId}
-  Role: {Value: !Ref Role}
-"#;
+const IAM: &str = include_str!("../templates/cfn_providers/iam.yaml");
 
 #[tokio::test]
 async fn iam_policies_attach_move_version_replace_and_detach() {
@@ -499,7 +299,9 @@ async fn iam_policies_attach_move_version_replace_and_detach() {
     let e = err(cfn
         .create_stack()
         .stack_name("perms")
-        .template_body("Resources:\n  P:\n    Type: AWS::IAM::Policy\n    Properties: {PolicyName: p, PolicyDocument: {}, Roles: [r]}\n")
+        .template_body(include_str!(
+            "../templates/cfn_providers/iam_policies_attach_move_version_replace_and_detach.yaml"
+        ))
         .send()
         .await
         .unwrap_err());
@@ -577,48 +379,7 @@ async fn iam_policies_attach_move_version_replace_and_detach() {
     assert!(iam.get_role(account, &out["Role"]).is_err());
 }
 
-const LAMBDA: &str = r#"
-Parameters:
-  Timeout: {Type: Number, Default: 30}
-  Principal: {Type: String, Default: scheduler.amazonaws.com}
-  Name: {Type: String, Default: ''}
-Conditions:
-  Named: !Not [!Equals [!Ref Name, '']]
-Resources:
-  Role:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument:
-        Version: '2012-10-17'
-        Statement: [{Effect: Allow, Principal: {Service: lambda.amazonaws.com}, Action: 'sts:AssumeRole'}]
-  Function:
-    Type: AWS::Lambda::Function
-    Properties:
-      FunctionName: !If [Named, !Ref Name, !Ref 'AWS::NoValue']
-      Runtime: python3.12
-      Handler: index.handler
-      Role: !GetAtt Role.Arn
-      Timeout: !Ref Timeout
-      MemorySize: 256
-      Environment: {Variables: {STAGE: test}}
-      Code:
-        ZipFile: |
-          def handler(event, context):
-              return event
-      Tags: [{Key: team, Value: ops}]
-  Permission:
-    Type: AWS::Lambda::Permission
-    Properties:
-      FunctionName: !GetAtt Function.Arn
-      Action: lambda:InvokeFunction
-      Principal: !Ref Principal
-      SourceAccount: !Ref 'AWS::AccountId'
-Outputs:
-  FunctionRef: {Value: !Ref Function}
-  FunctionArn: {Value: !GetAtt Function.Arn}
-  SnapStart: {Value: !GetAtt Function.SnapStartResponse.ApplyOn}
-  PermissionRef: {Value: !Ref Permission}
-"#;
+const LAMBDA: &str = include_str!("../templates/cfn_providers/lambda.yaml");
 
 #[tokio::test]
 async fn lambda_function_and_permission_update_in_place_and_by_replacement() {
@@ -711,33 +472,7 @@ async fn lambda_function_and_permission_update_in_place_and_by_replacement() {
     assert!(lambda.list_functions(&scope()).is_empty());
 }
 
-const STATES: &str = r#"
-Parameters:
-  Wait: {Type: Number, Default: 5}
-  Name: {Type: String, Default: ''}
-Conditions:
-  Named: !Not [!Equals [!Ref Name, '']]
-Resources:
-  Role:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument:
-        Version: '2012-10-17'
-        Statement: [{Effect: Allow, Principal: {Service: states.amazonaws.com}, Action: 'sts:AssumeRole'}]
-  Flow:
-    Type: AWS::StepFunctions::StateMachine
-    Properties:
-      StateMachineName: !If [Named, !Ref Name, !Ref 'AWS::NoValue']
-      RoleArn: !GetAtt Role.Arn
-      DefinitionString: '{"StartAt":"Pause","States":{"Pause":{"Type":"Wait","Seconds":${secs},"End":true}}}'
-      DefinitionSubstitutions: {secs: !Ref Wait}
-      Tags: [{Key: team, Value: ops}]
-Outputs:
-  Ref: {Value: !Ref Flow}
-  Arn: {Value: !GetAtt Flow.Arn}
-  Name: {Value: !GetAtt Flow.Name}
-  Revision: {Value: !GetAtt Flow.StateMachineRevisionId}
-"#;
+const STATES: &str = include_str!("../templates/cfn_providers/states.yaml");
 
 #[tokio::test]
 async fn state_machine_substitutes_revises_in_place_and_replaces_on_rename() {
@@ -796,28 +531,7 @@ async fn state_machine_substitutes_revises_in_place_and_replaces_on_rename() {
     assert!(states.list_state_machines(&scope()).is_empty());
 }
 
-const PARAMETER: &str = r#"
-Parameters:
-  Name: {Type: String, Default: /app/expression}
-  Value: {Type: String, Default: 'rate(1 hour)'}
-Resources:
-  Named:
-    Type: AWS::SSM::Parameter
-    Properties:
-      Name: !Ref Name
-      Type: String
-      Value: !Ref Value
-      Description: the schedule's expression
-      Tags: {team: ops}
-  Generated:
-    Type: AWS::SSM::Parameter
-    Properties: {Type: StringList, Value: 'a,b'}
-Outputs:
-  Ref: {Value: !Ref Named}
-  Type: {Value: !GetAtt Named.Type}
-  Value: {Value: !GetAtt Named.Value}
-  Generated: {Value: !Ref Generated}
-"#;
+const PARAMETER: &str = include_str!("../templates/cfn_providers/parameter.yaml");
 
 #[tokio::test]
 async fn ssm_parameters_version_on_update_and_replace_on_rename() {
@@ -891,7 +605,9 @@ async fn ssm_parameters_version_on_update_and_replace_on_rename() {
     assert!(ssm.get_parameter().name("/app/other").send().await.is_ok());
 
     // A parameter that exists outside the stack is not adopted.
-    let clash = "Resources:\n  P:\n    Type: AWS::SSM::Parameter\n    Properties: {Name: /app/other, Type: String, Value: x}\n";
+    let clash = include_str!(
+        "../templates/cfn_providers/ssm_parameters_version_on_update_and_replace_on_rename.yaml"
+    );
     assert_eq!(
         deploy(&cfn, "clash", clash, &[]).await,
         StackStatus::RollbackComplete
@@ -911,38 +627,7 @@ async fn ssm_parameters_version_on_update_and_replace_on_rename() {
         .is_err());
 }
 
-const KMS: &str = r#"
-Parameters:
-  Description: {Type: String, Default: first}
-  Target: {Type: String, Default: one}
-  AliasName: {Type: String, Default: alias/app}
-Conditions:
-  One: !Equals [!Ref Target, one]
-Resources:
-  KeyOne:
-    Type: AWS::KMS::Key
-    Properties:
-      Description: !Ref Description
-      EnableKeyRotation: true
-      PendingWindowInDays: 7
-      KeyPolicy:
-        Version: '2012-10-17'
-        Statement: [{Effect: Allow, Principal: {AWS: !Sub 'arn:aws:iam::${AWS::AccountId}:root'}, Action: 'kms:*', Resource: '*'}]
-      Tags: [{Key: team, Value: ops}]
-  KeyTwo:
-    Type: AWS::KMS::Key
-  Alias:
-    Type: AWS::KMS::Alias
-    Properties:
-      AliasName: !Ref AliasName
-      TargetKeyId: !If [One, !Ref KeyOne, !GetAtt KeyTwo.Arn]
-Outputs:
-  Ref: {Value: !Ref KeyOne}
-  Arn: {Value: !GetAtt KeyOne.Arn}
-  KeyId: {Value: !GetAtt KeyOne.KeyId}
-  Two: {Value: !Ref KeyTwo}
-  Alias: {Value: !Ref Alias}
-"#;
+const KMS: &str = include_str!("../templates/cfn_providers/kms.yaml");
 
 #[tokio::test]
 async fn kms_keys_and_aliases_update_and_schedule_deletion() {
@@ -1046,17 +731,9 @@ async fn kms_keys_and_aliases_update_and_schedule_deletion() {
 async fn wait_condition_handles_and_conditions_complete_at_once() {
     let emu = Emulator::start().await;
     let cfn = emu.cloudformation().await;
-    let body = r#"
-Resources:
-  Handle: {Type: AWS::CloudFormation::WaitConditionHandle}
-  Wait:
-    Type: AWS::CloudFormation::WaitCondition
-    Properties: {Handle: !Ref Handle, Timeout: '600', Count: 2}
-Outputs:
-  Url: {Value: !Ref Handle}
-  Data: {Value: !GetAtt Wait.Data}
-  Id: {Value: !Ref Wait}
-"#;
+    let body = include_str!(
+        "../templates/cfn_providers/wait_condition_handles_and_conditions_complete_at_once.yaml"
+    );
     assert_eq!(
         deploy(&cfn, "waits", body, &[]).await,
         StackStatus::CreateComplete
@@ -1075,7 +752,9 @@ Outputs:
     assert_eq!(out["Id"], format!("{stack_id}/Wait"));
     assert_eq!(physical(&cfn, "waits").await["Handle"], out["Url"]);
 
-    let bad = "Resources:\n  Wait:\n    Type: AWS::CloudFormation::WaitCondition\n    Properties: {Timeout: '50000'}\n";
+    let bad = include_str!(
+        "../templates/cfn_providers/wait_condition_handles_and_conditions_complete_at_once_2.yaml"
+    );
     assert_eq!(
         deploy(&cfn, "bad-wait", bad, &[]).await,
         StackStatus::RollbackComplete
@@ -1091,117 +770,117 @@ Outputs:
 /// handler error code.
 const FAILURES: &[(&str, &str, &str)] = &[
     (
-        "Resources:\n  R:\n    Type: AWS::SNS::Topic\n    Properties: {TopicName: plain, FifoTopic: true}\n",
+        include_str!("../templates/cfn_providers/failure_01.yaml"),
         "Invalid parameter: Topic Name",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::SNS::Topic\n    Properties: {Bogus: 1}\n",
+        include_str!("../templates/cfn_providers/failure_02.yaml"),
         "Properties validation failed for resource R with message: #: extraneous key [Bogus] is not permitted",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  T: {Type: AWS::SNS::Topic}\n  R:\n    Type: AWS::SNS::Subscription\n    Properties: {TopicArn: !Ref T, Protocol: carrier-pigeon, Endpoint: x}\n",
+        include_str!("../templates/cfn_providers/failure_03.yaml"),
         "Invalid parameter: Amazon SNS does not support this protocol string: carrier-pigeon",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::SNS::Subscription\n    Properties: {Protocol: sqs}\n",
+        include_str!("../templates/cfn_providers/failure_04.yaml"),
         "Properties validation failed for resource R with message: #: required key [TopicArn] not found",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::SNS::TopicPolicy\n    Properties: {Topics: ['arn:aws:sns:us-east-1:000000000000:nope'], PolicyDocument: {}}\n",
+        include_str!("../templates/cfn_providers/failure_05.yaml"),
         "Topic does not exist",
         "NotFound",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::SQS::QueuePolicy\n    Properties: {Queues: ['http://localhost:4566/000000000000/nope'], PolicyDocument: {}}\n",
+        include_str!("../templates/cfn_providers/failure_06.yaml"),
         "The specified queue does not exist.",
         "NotFound",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::IAM::Policy\n    Properties: {PolicyName: p, PolicyDocument: {}}\n",
+        include_str!("../templates/cfn_providers/failure_07.yaml"),
         "At least one of [Groups,Roles,Users] must be non-empty.",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::IAM::Policy\n    Properties: {PolicyName: p, PolicyDocument: {}, Roles: [nobody]}\n",
+        include_str!("../templates/cfn_providers/failure_08.yaml"),
         "The role with name nobody cannot be found.",
         "NotFound",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::IAM::ManagedPolicy\n    Properties: {PolicyDocument: [1]}\n",
+        include_str!("../templates/cfn_providers/failure_09.yaml"),
         "Properties validation failed for resource R with message: #/PolicyDocument: expected type: JSONObject, found: JSONArray",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: 'arn:aws:iam::000000000000:role/r', Code: {ZipFile: x}, Runtime: python3.12, Handler: i.h, Timeout: 901}\n",
+        include_str!("../templates/cfn_providers/failure_10.yaml"),
         "1 validation error detected: Value '901' at 'timeout' failed to satisfy constraint: Member must have value less than or equal to 900",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: 'arn:aws:iam::000000000000:role/r', Code: {ZipFile: x}, Runtime: python3.12, Handler: i.h, Timeout: 901, MemorySize: 64}\n",
+        include_str!("../templates/cfn_providers/failure_lambda_two_violations.yaml"),
         "2 validation errors detected: Value '901' at 'timeout' failed to satisfy constraint: Member must have value less than or equal to 900; Value '64' at 'memorySize' failed to satisfy constraint: Member must have value greater than or equal to 128",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: lambda-role, Code: {ZipFile: x}}\n",
+        include_str!("../templates/cfn_providers/failure_11.yaml"),
         "Properties validation failed for resource R with message: #/Role: failed validation constraint for keyword [pattern]",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: 'arn:aws:iam::000000000000:role/r', Code: {ZipFile: x}, Runtime: python3.12, Handler: i.h, MemorySize: 64}\n",
+        include_str!("../templates/cfn_providers/failure_12.yaml"),
         "1 validation error detected: Value '64' at 'memorySize' failed to satisfy constraint: Member must have value greater than or equal to 128",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: 'arn:aws:iam::000000000000:role/nobody', Code: {ZipFile: x}, Runtime: python3.12, Handler: i.h}\n",
+        include_str!("../templates/cfn_providers/failure_13.yaml"),
         "The role defined for the function cannot be assumed by Lambda.",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Function\n    Properties: {Role: 'arn:aws:iam::000000000000:role/r', Timeout: 0, Code: {ZipFile: x}}\n",
+        include_str!("../templates/cfn_providers/failure_14.yaml"),
         "Properties validation failed for resource R with message: #/Timeout: failed validation constraint for keyword [minimum]",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::Lambda::Permission\n    Properties: {FunctionName: nope, Action: 'lambda:InvokeFunction', Principal: s3.amazonaws.com}\n",
+        include_str!("../templates/cfn_providers/failure_15.yaml"),
         "Function not found: arn:aws:lambda:us-east-1:000000000000:function:nope",
         "NotFound",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::StepFunctions::StateMachine\n    Properties: {RoleArn: 'arn:aws:iam::000000000000:role/r', DefinitionString: '{\"StartAt\":\"A\"}'}\n",
+        include_str!("../templates/cfn_providers/failure_16.yaml"),
         "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: These fields are required: [States] at /'",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::StepFunctions::StateMachine\n    Properties: {RoleArn: sfn, Definition: {StartAt: A, States: {A: {Type: Succeed}}}}\n",
+        include_str!("../templates/cfn_providers/failure_17.yaml"),
         "Invalid Arn: 'Invalid ARN prefix: sfn'",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::SSM::Parameter\n    Properties: {Type: SecureString, Value: x}\n",
+        include_str!("../templates/cfn_providers/failure_18.yaml"),
         "Properties validation failed for resource R with message: #/Type: failed validation constraint for keyword [enum]",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::SSM::Parameter\n    Properties: {Type: String, Value: abc, AllowedPattern: '^[0-9]+$'}\n",
+        include_str!("../templates/cfn_providers/failure_19.yaml"),
         "Parameter value, cannot be validated against allowedPattern: ^[0-9]+$",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::KMS::Key\n    Properties: {PendingWindowInDays: 3}\n",
+        include_str!("../templates/cfn_providers/failure_20.yaml"),
         "Properties validation failed for resource R with message: #/PendingWindowInDays: failed validation constraint for keyword [minimum]",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::KMS::Alias\n    Properties: {AliasName: app, TargetKeyId: x}\n",
+        include_str!("../templates/cfn_providers/failure_21.yaml"),
         "Properties validation failed for resource R with message: #/AliasName: failed validation constraint for keyword [pattern]",
         "InvalidRequest",
     ),
     (
-        "Resources:\n  R:\n    Type: AWS::KMS::Alias\n    Properties: {AliasName: alias/x, TargetKeyId: nonsense}\n",
+        include_str!("../templates/cfn_providers/failure_22.yaml"),
         "Invalid keyId 'nonsense'",
         "NotFound",
     ),
@@ -1251,52 +930,8 @@ async fn invalid_properties_fail_the_resource_with_the_apis_message_and_roll_bac
 async fn deleting_resources_already_gone_succeeds() {
     let emu = Emulator::start().await;
     let cfn = emu.cloudformation().await;
-    let body = r#"
-Resources:
-  Queue: {Type: AWS::SQS::Queue}
-  Topic: {Type: AWS::SNS::Topic}
-  Subscription:
-    Type: AWS::SNS::Subscription
-    Properties: {TopicArn: !Ref Topic, Protocol: sqs, Endpoint: !GetAtt Queue.Arn}
-  QueuePolicy:
-    Type: AWS::SQS::QueuePolicy
-    Properties: {Queues: [!Ref Queue], PolicyDocument: {Statement: []}}
-  LambdaRole:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument: {Statement: [{Effect: Allow, Principal: {Service: lambda.amazonaws.com}, Action: 'sts:AssumeRole'}]}
-  Inline:
-    Type: AWS::IAM::Policy
-    Properties: {PolicyName: p, Roles: [!Ref LambdaRole], PolicyDocument: {Statement: []}}
-  Managed:
-    Type: AWS::IAM::ManagedPolicy
-    Properties: {Roles: [!Ref LambdaRole], PolicyDocument: {Statement: []}}
-  Function:
-    Type: AWS::Lambda::Function
-    Properties: {Runtime: python3.12, Handler: i.h, Role: !GetAtt LambdaRole.Arn, Code: {ZipFile: x}}
-  Permission:
-    Type: AWS::Lambda::Permission
-    Properties: {FunctionName: !Ref Function, Action: 'lambda:InvokeFunction', Principal: sns.amazonaws.com}
-  Flow:
-    Type: AWS::StepFunctions::StateMachine
-    Properties: {RoleArn: !GetAtt LambdaRole.Arn, Definition: {StartAt: A, States: {A: {Type: Succeed}}}}
-  Param:
-    Type: AWS::SSM::Parameter
-    Properties: {Type: String, Value: v}
-  Key: {Type: AWS::KMS::Key}
-  Alias:
-    Type: AWS::KMS::Alias
-    Properties: {AliasName: alias/gone, TargetKeyId: !Ref Key}
-Outputs:
-  Topic: {Value: !Ref Topic}
-  Function: {Value: !Ref Function}
-  Flow: {Value: !Ref Flow}
-  Param: {Value: !Ref Param}
-  Key: {Value: !Ref Key}
-  Managed: {Value: !Ref Managed}
-  Role: {Value: !Ref LambdaRole}
-  Queue: {Value: !Ref Queue}
-"#;
+    let body =
+        include_str!("../templates/cfn_providers/deleting_resources_already_gone_succeeds.yaml");
     assert_eq!(
         deploy(&cfn, "gone", body, &[]).await,
         StackStatus::CreateComplete

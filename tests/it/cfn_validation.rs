@@ -5,9 +5,7 @@
 
 use aws_sdk_cloudformation::types::Capability;
 
-use crate::cloudformation::{emulator, err};
-
-const REPO: &str = "AWS::ECR::Repository";
+use crate::fixtures::{err, placeholder_emulator as emulator};
 
 #[tokio::test]
 async fn validate_template_refuses_the_cycles_create_stack_refuses() {
@@ -16,22 +14,22 @@ async fn validate_template_refuses_the_cycles_create_stack_refuses() {
     let cases = [
         (
             "self ref",
-            format!("Resources:\n  A:\n    Type: {REPO}\n    Properties:\n      RepositoryName: !Ref A\n"),
+            include_str!("../templates/cfn_validation/self_ref.yaml").to_string(),
             "Circular dependency between resources: [A]",
         ),
         (
             "getatt cycle",
-            format!("Resources:\n  A:\n    Type: {REPO}\n    Properties:\n      RepositoryName: !GetAtt B.Arn\n  B:\n    Type: {REPO}\n    Properties:\n      RepositoryName: !GetAtt A.Arn\n"),
+            include_str!("../templates/cfn_validation/getatt_cycle.yaml").to_string(),
             "Circular dependency between resources: [A, B]",
         ),
         (
             "depends on cycle",
-            format!("Resources:\n  A:\n    Type: {REPO}\n    DependsOn: B\n  B:\n    Type: {REPO}\n    DependsOn: [A]\n"),
+            include_str!("../templates/cfn_validation/depends_on_cycle.yaml").to_string(),
             "Circular dependency between resources: [A, B]",
         ),
         (
             "condition cycle",
-            format!("Conditions:\n  C1: !Condition C2\n  C2: !Not [!Condition C1]\nResources:\n  A:\n    Type: {REPO}\n    Condition: C1\n"),
+            include_str!("../templates/cfn_validation/condition_cycle.yaml").to_string(),
             "Template format error: Circular dependency between conditions: [C1, C2]",
         ),
     ];
@@ -106,7 +104,7 @@ async fn a_parameter_member_with_a_huge_index_is_not_dropped() {
 async fn unknown_capabilities_are_a_coral_enum_error_on_every_operation_taking_them() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let body = format!("Resources:\n  R:\n    Type: {REPO}\n");
+    let body = include_str!("../templates/cfn_validation/one_repository.yaml").to_string();
     let want = |list: &str| {
         (
             "ValidationError".to_string(),
@@ -171,7 +169,7 @@ async fn an_update_change_set_without_notification_arns_keeps_the_stacks() {
     let cfn = emu.cloudformation().await;
     let topic = "arn:aws:sns:us-east-1:000000000000:stack-events";
     let template = |repo: &str| {
-        format!("Resources:\n  R:\n    Type: {REPO}\n    Properties:\n      RepositoryName: {repo}\nOutputs:\n  Arns:\n    Value: !Join [',', !Ref AWS::NotificationARNs]\n")
+        include_str!("../templates/cfn_validation/notified_repository.yaml").replace("{repo}", repo)
     };
     cfn.create_stack()
         .stack_name("notified")

@@ -44,7 +44,7 @@ async fn deploy_redeploy_and_delete_with_the_aws_cli() {
     );
 
     let cfn = emu.cloudformation().await;
-    let stack = crate::cloudformation::describe(&cfn, "cli-demo").await;
+    let stack = crate::fixtures::describe(&cfn, "cli-demo").await;
     assert_eq!(stack.stack_status().unwrap().as_str(), "CREATE_COMPLETE");
     assert!(stack.change_set_id().is_some());
     let resources = cfn
@@ -144,9 +144,7 @@ stderr:
         .unwrap();
     assert_eq!(got.description(), Some("Ticks for prod"));
     assert_eq!(
-        crate::cloudformation::status(&cfn, "cli-demo")
-            .await
-            .as_str(),
+        crate::fixtures::status(&cfn, "cli-demo").await.as_str(),
         "UPDATE_COMPLETE"
     );
 
@@ -202,12 +200,12 @@ async fn template_errors_and_missing_capabilities_fail_deploy_at_once() {
     let cases = [
         (
             "not-an-object.yaml",
-            "Resources:\n  X: 5\n",
+            include_str!("../templates/cli/template_errors_and_missing_capabilities_fail_deploy_at_once.yaml"),
             "An error occurred (ValidationError) when calling the CreateChangeSet operation: Template format error: Any Resources member must be an object.",
         ),
         (
             "unknown.yaml",
-            "Resources:\n  X:\n    Type: AWS::Nope::Thing\n",
+            include_str!("../templates/cli/template_errors_and_missing_capabilities_fail_deploy_at_once_2.yaml"),
             "Template format error: Unrecognized resource types: [AWS::Nope::Thing]",
         ),
     ];
@@ -309,7 +307,7 @@ async fn deploy_through_an_s3_bucket_with_aws_endpoint_url() {
     );
     let cfn = emu.cloudformation().await;
     assert_eq!(
-        crate::cloudformation::status(&cfn, "via-s3").await.as_str(),
+        crate::fixtures::status(&cfn, "via-s3").await.as_str(),
         "CREATE_COMPLETE"
     );
     let uploaded = emu

@@ -5,150 +5,17 @@
 //! so these tests exercise the engine alone; the
 //! providers over the real services are tested in `cloudformation_resources.rs`.
 
-use aws_sdk_cloudformation::error::ProvideErrorMetadata;
 use aws_sdk_cloudformation::types::{
     Capability, ChangeSetStatus, ChangeSetType, ExecutionStatus, Parameter, StackStatus, Tag,
 };
-use aws_sdk_cloudformation::Client;
-use cumulo::clock::Clock;
-use cumulo::config::UnsupportedResources;
-use cumulo::Config;
 
-use crate::support::{t0, Emulator};
-
-/// An emulator that stores unsupported registry types as placeholders.
-pub async fn emulator() -> Emulator {
-    Emulator::start_with(
-        Config {
-            cfn_unsupported: UnsupportedResources::Placeholder,
-            ..Config::default()
-        },
-        Clock::manual_at(t0()),
-    )
-    .await
-}
-
-/// (code, message, HTTP status) of a failed call.
-pub fn err<E: ProvideErrorMetadata, R: std::fmt::Debug>(
-    e: aws_sdk_cloudformation::error::SdkError<E, R>,
-) -> (String, String) {
-    (
-        e.code().unwrap_or_default().to_string(),
-        e.message().unwrap_or_default().to_string(),
-    )
-}
+use crate::fixtures::{
+    create_stack as create, describe, err, events, param, placeholder_emulator as emulator, status,
+    statuses,
+};
 
 /// Two log groups, one depending on the other, a parameter, outputs and an export.
-pub const LOGS: &str = r#"
-AWSTemplateFormatVersion: '2010-09-09'
-Description: two log groups
-Parameters:
-  Days:
-    Type: Number
-    Default: 7
-  Suffix:
-    Type: String
-    Default: one
-    AllowedValues: [one, two, three]
-Resources:
-  First:
-    Type: AWS::ECR::Repository
-    Properties:
-      RepositoryName: !Sub '${AWS::StackName}-${Suffix}'
-      RetentionInDays: !Ref Days
-  Second:
-    Type: AWS::ECR::Repository
-    Properties:
-      RetentionInDays: 14
-      Tags:
-        - Key: first
-          Value: !Ref First
-Outputs:
-  FirstName:
-    Value: !Ref First
-    Export:
-      Name: !Sub '${AWS::StackName}-First'
-  SecondName:
-    Description: the second group
-    Value: !Ref Second
-"#;
-
-pub async fn describe(cfn: &Client, name: &str) -> aws_sdk_cloudformation::types::Stack {
-    cfn.describe_stacks()
-        .stack_name(name)
-        .send()
-        .await
-        .expect("describe stack")
-        .stacks()[0]
-        .clone()
-}
-
-pub async fn status(cfn: &Client, name: &str) -> StackStatus {
-    describe(cfn, name)
-        .await
-        .stack_status()
-        .cloned()
-        .expect("status")
-}
-
-/// Every event of a stack, oldest first, as (logical id, status, physical id, reason).
-pub async fn events(cfn: &Client, name: &str) -> Vec<(String, String, String, String)> {
-    let mut out = Vec::new();
-    let mut token: Option<String> = None;
-    loop {
-        let page = cfn
-            .describe_stack_events()
-            .stack_name(name)
-            .set_next_token(token.clone())
-            .send()
-            .await
-            .expect("events");
-        for e in page.stack_events() {
-            out.push((
-                e.logical_resource_id().unwrap_or_default().to_string(),
-                e.resource_status()
-                    .map(|s| s.as_str().to_string())
-                    .unwrap_or_default(),
-                e.physical_resource_id().unwrap_or_default().to_string(),
-                e.resource_status_reason().unwrap_or_default().to_string(),
-            ));
-        }
-        token = page.next_token().map(str::to_string);
-        if token.is_none() {
-            break;
-        }
-    }
-    out.reverse();
-    out
-}
-
-/// The statuses of one logical id's events, oldest first.
-pub fn statuses(events: &[(String, String, String, String)], logical_id: &str) -> Vec<String> {
-    events
-        .iter()
-        .filter(|e| e.0 == logical_id)
-        .map(|e| e.1.clone())
-        .collect()
-}
-
-fn param(key: &str, value: &str) -> Parameter {
-    Parameter::builder()
-        .parameter_key(key)
-        .parameter_value(value)
-        .build()
-}
-
-async fn create(cfn: &Client, name: &str, body: &str) -> String {
-    cfn.create_stack()
-        .stack_name(name)
-        .template_body(body)
-        .send()
-        .await
-        .expect("create stack")
-        .stack_id()
-        .unwrap_or_default()
-        .to_string()
-}
+pub const LOGS: &str = include_str!("../templates/logs.yaml");
 
 #[tokio::test]
 async fn create_stack_is_terminal_when_the_call_returns() {
@@ -393,15 +260,15 @@ async fn template_errors_are_synchronous_validation_errors() {
     let cases = [
         ("{\"Resources\": ", "Template format error: JSON not well-formed."),
         (
-            "Resources:\n  A:\n    Type: AWS::Foo::Bar\n",
+            include_str!("../templates/cloudformation/template_errors_are_synchronous_validation_errors.yaml"),
             "Template format error: Unrecognized resource types: [AWS::Foo::Bar]",
         ),
         (
-            "Resources:\n  A:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref Nowhere\n",
+            include_str!("../templates/cloudformation/template_errors_are_synchronous_validation_errors_2.yaml"),
             "Template format error: Unresolved resource dependencies [Nowhere] in the Resources block of the template",
         ),
         (
-            "Resources:\n  A:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref B\n  B:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref A\n",
+            include_str!("../templates/cloudformation/template_errors_are_synchronous_validation_errors_3.yaml"),
             "Circular dependency between resources: [",
         ),
     ];
@@ -763,8 +630,8 @@ async fn updates_in_place_and_by_replacement_show_in_change_sets_and_events() {
 async fn resource_removal_happens_during_cleanup_and_retain_skips_it() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let v1 = "Resources:\n  Keep:\n    Type: AWS::CloudFormation::WaitConditionHandle\n  Gone:\n    Type: AWS::CloudFormation::WaitConditionHandle\n  Kept:\n    Type: AWS::CloudFormation::WaitConditionHandle\n    DeletionPolicy: Retain\n";
-    let v2 = "Resources:\n  Keep:\n    Type: AWS::CloudFormation::WaitConditionHandle\n";
+    let v1 = include_str!("../templates/cloudformation/resource_removal_happens_during_cleanup_and_retain_skips_it.yaml");
+    let v2 = include_str!("../templates/cloudformation/resource_removal_happens_during_cleanup_and_retain_skips_it_2.yaml");
     create(&cfn, "rm", v1).await;
     let cs = cfn
         .create_change_set()
@@ -974,7 +841,8 @@ async fn exports_imports_and_the_refused_delete() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
     create(&cfn, "exporter", LOGS).await;
-    let importer = "Resources:\n  Uses:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !ImportValue exporter-First\nOutputs:\n  Imported:\n    Value: !ImportValue exporter-First\n";
+    let importer =
+        include_str!("../templates/cloudformation/exports_imports_and_the_refused_delete.yaml");
     create(&cfn, "importer", importer).await;
     let stack = describe(&cfn, "importer").await;
     assert_eq!(stack.outputs()[0].output_value(), Some("exporter-one"));
@@ -1011,7 +879,8 @@ async fn exports_imports_and_the_refused_delete() {
         ["DELETE_IN_PROGRESS", "CREATE_COMPLETE"]
     );
     // A second stack exporting the same name fails and rolls back.
-    let clash = "Resources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\nOutputs:\n  O:\n    Value: x\n    Export:\n      Name: exporter-First\n";
+    let clash =
+        include_str!("../templates/cloudformation/exports_imports_and_the_refused_delete_2.yaml");
     create(&cfn, "clash", clash).await;
     assert_eq!(status(&cfn, "clash").await, StackStatus::RollbackComplete);
     let clash_events = events(&cfn, "clash").await;
@@ -1046,7 +915,7 @@ async fn exports_imports_and_the_refused_delete() {
 async fn missing_import_fails_at_execution_not_at_change_set_creation() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let body = "Resources:\n  Uses:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !ImportValue nobody-exports-this\n";
+    let body = include_str!("../templates/cloudformation/missing_import_fails_at_execution_not_at_change_set_creation.yaml");
     let cs = cfn
         .create_change_set()
         .stack_name("imp")
@@ -1121,7 +990,7 @@ async fn missing_import_fails_at_execution_not_at_change_set_creation() {
 async fn iam_resources_need_capabilities() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let body = "Resources:\n  R:\n    Type: AWS::IAM::Role\n    Properties:\n      AssumeRolePolicyDocument: {}\n";
+    let body = include_str!("../templates/cloudformation/iam_resources_need_capabilities_2.yaml");
     let e = err(cfn
         .create_stack()
         .stack_name("iam")
@@ -1136,7 +1005,7 @@ async fn iam_resources_need_capabilities() {
             "Requires capabilities : [CAPABILITY_IAM]".into()
         )
     );
-    let named = "Resources:\n  R:\n    Type: AWS::IAM::Role\n    Properties:\n      RoleName: fixed\n      AssumeRolePolicyDocument: {}\n";
+    let named = include_str!("../templates/cloudformation/iam_resources_need_capabilities.yaml");
     let e = err(cfn
         .create_change_set()
         .stack_name("iam")
@@ -1262,7 +1131,9 @@ async fn termination_protection_and_stack_policy() {
 async fn lists_paginate() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let mut resources = String::from("Resources:\n");
+    let mut resources = String::from(include_str!(
+        "../templates/cloudformation/lists_paginate.yaml"
+    ));
     for i in 0..120 {
         resources.push_str(&format!(
             "  H{i}:\n    Type: AWS::CloudFormation::WaitConditionHandle\n"
@@ -1358,7 +1229,9 @@ async fn xml_answers_keep_empty_lists_and_result_elements() {
     create(
         &cfn,
         "xml",
-        "Resources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\n",
+        include_str!(
+            "../templates/cloudformation/xml_answers_keep_empty_lists_and_result_elements.yaml"
+        ),
     )
     .await;
     let form = "Action=DescribeStacks&Version=2010-05-15&StackName=xml";
@@ -1484,7 +1357,9 @@ async fn ssm_parameter_types_resolve_from_cumulos_ssm() {
             },
         )
         .unwrap();
-    let body = "Parameters:\n  Name:\n    Type: AWS::SSM::Parameter::Value<String>\n    Default: /config/group\nResources:\n  G:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !Ref Name\n";
+    let body = include_str!(
+        "../templates/cloudformation/ssm_parameter_types_resolve_from_cumulos_ssm.yaml"
+    );
     create(&cfn, "ssm", body).await;
     let stack = describe(&cfn, "ssm").await;
     let p = &stack.parameters()[0];
@@ -1524,7 +1399,8 @@ async fn ssm_parameter_types_resolve_from_cumulos_ssm() {
 async fn transforms_need_capability_auto_expand() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
-    let body = "Transform: AWS::LanguageExtensions\nResources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\n";
+    let body =
+        include_str!("../templates/cloudformation/transforms_need_capability_auto_expand.yaml");
     let e = err(cfn
         .create_stack()
         .stack_name("auto")
@@ -1563,13 +1439,15 @@ async fn changing_a_resources_type_is_refused() {
     create(
         &cfn,
         "retype",
-        "Resources:\n  H:\n    Type: AWS::CloudFormation::WaitConditionHandle\n",
+        include_str!("../templates/cloudformation/changing_a_resources_type_is_refused.yaml"),
     )
     .await;
     let e = err(cfn
         .update_stack()
         .stack_name("retype")
-        .template_body("Resources:\n  H:\n    Type: AWS::ECR::Repository\n")
+        .template_body(include_str!(
+            "../templates/cloudformation/changing_a_resources_type_is_refused_2.yaml"
+        ))
         .send()
         .await
         .unwrap_err());
@@ -1585,7 +1463,9 @@ async fn an_update_that_changes_an_imported_export_rolls_back() {
     let emu = emulator().await;
     let cfn = emu.cloudformation().await;
     create(&cfn, "exp", LOGS).await;
-    let importer = "Resources:\n  Uses:\n    Type: AWS::ECR::Repository\n    Properties:\n      RepositoryName: !ImportValue exp-First\n";
+    let importer = include_str!(
+        "../templates/cloudformation/an_update_that_changes_an_imported_export_rolls_back.yaml"
+    );
     create(&cfn, "imp", importer).await;
     // Suffix renames First, whose name is the exported value.
     cfn.update_stack()

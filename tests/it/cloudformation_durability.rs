@@ -88,24 +88,7 @@ async fn start(backend: Arc<MapBackend>) -> Running {
     }
 }
 
-const TEMPLATE: &str = r#"
-Parameters:
-  Expression: {Type: String, Default: rate(1 hour)}
-Resources:
-  Queue:
-    Type: AWS::SQS::Queue
-  Schedule:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      Name: !Sub '${AWS::StackName}-tick'
-      ScheduleExpression: !Ref Expression
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target: {Arn: !GetAtt Queue.Arn, RoleArn: arn:aws:iam::000000000000:role/r}
-Outputs:
-  QueueArn:
-    Value: !GetAtt Queue.Arn
-    Export: {Name: !Sub '${AWS::StackName}-QueueArn'}
-"#;
+const TEMPLATE: &str = include_str!("../templates/cloudformation_durability/template.yaml");
 
 fn expression(value: &str) -> Parameter {
     Parameter::builder()

@@ -3,89 +3,26 @@
 //! place, replacement, group move), and every rollback path driven by `/_cumulo/faults`
 //! (aws-contract.md §3.2–§3.3, §5; seed 000's schedule rollback design; extensions.md).
 
-use aws_sdk_cloudformation::types::{Capability, OnFailure, Parameter, StackStatus, Tag};
+use aws_sdk_cloudformation::types::{Capability, OnFailure, StackStatus, Tag};
 use aws_sdk_cloudformation::Client;
 use serde_json::json;
 
-use crate::cloudformation::{describe, err, events, status, statuses};
+use crate::fixtures::{self, describe, err, events, fault, param, status, statuses};
 use crate::support::Emulator;
 
 const SCHEDULED_QUEUE: &str = include_str!("../../templates/scheduled-queue.yaml");
 
 /// One queue and one schedule, named from parameters (the acceptance suite's shape).
-const SCHEDULE: &str = r#"
-Parameters:
-  Expression: {Type: String, Default: rate(1 hour)}
-  NameSuffix: {Type: String, Default: one}
-  Group: {Type: String, Default: default}
-Resources:
-  Queue:
-    Type: AWS::SQS::Queue
-  A:
-    Type: AWS::Scheduler::ScheduleGroup
-    Properties: {Name: !Sub '${AWS::StackName}-a'}
-  B:
-    Type: AWS::Scheduler::ScheduleGroup
-    Properties: {Name: !Sub '${AWS::StackName}-b'}
-  Schedule:
-    Type: AWS::Scheduler::Schedule
-    DependsOn: [A, B]
-    Properties:
-      Name: !Sub '${AWS::StackName}-${NameSuffix}'
-      GroupName: !Ref Group
-      ScheduleExpression: !Ref Expression
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: !GetAtt Queue.Arn
-        RoleArn: !Sub 'arn:aws:iam::${AWS::AccountId}:role/r'
-        Input: '{"hello":"world"}'
-  Later:
-    Type: AWS::Scheduler::Schedule
-    DependsOn: Schedule
-    Properties:
-      Name: !Sub '${AWS::StackName}-later'
-      ScheduleExpression: !Ref Expression
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: !GetAtt Queue.Arn
-        RoleArn: !Sub 'arn:aws:iam::${AWS::AccountId}:role/r'
-Outputs:
-  Ref: {Value: !Ref Schedule}
-  Arn: {Value: !GetAtt Schedule.Arn}
-"#;
+const SCHEDULE: &str = include_str!("../templates/cloudformation_resources/schedule.yaml");
 
-fn param(key: &str, value: &str) -> Parameter {
-    Parameter::builder()
-        .parameter_key(key)
-        .parameter_value(value)
-        .build()
-}
-
-async fn fault(emu: &Emulator, rule: serde_json::Value) {
-    let (status, body) = emu.control("POST", "/_cumulo/faults", Some(rule)).await;
-    assert_eq!(status, 201, "{body}");
-}
-
+/// CreateStack of [`SCHEDULE`] with `params`.
 async fn create(cfn: &Client, name: &str, params: &[(&str, &str)]) -> StackStatus {
-    cfn.create_stack()
-        .stack_name(name)
-        .template_body(SCHEDULE)
-        .set_parameters(Some(params.iter().map(|(k, v)| param(k, v)).collect()))
-        .send()
-        .await
-        .expect("create");
-    status(cfn, name).await
+    fixtures::create(cfn, name, SCHEDULE, params).await
 }
 
+/// UpdateStack to [`SCHEDULE`] with `params`.
 async fn update(cfn: &Client, name: &str, params: &[(&str, &str)]) -> StackStatus {
-    cfn.update_stack()
-        .stack_name(name)
-        .template_body(SCHEDULE)
-        .set_parameters(Some(params.iter().map(|(k, v)| param(k, v)).collect()))
-        .send()
-        .await
-        .expect("update");
-    status(cfn, name).await
+    fixtures::update(cfn, name, SCHEDULE, params).await
 }
 
 async fn expression(emu: &Emulator, group: Option<&str>, name: &str) -> Option<(String, String)> {
@@ -795,65 +732,7 @@ async fn deleting_a_stack_left_in_update_rollback_failed_removes_both_copies_of_
     }
 }
 
-const SUPPORTING: &str = r#"
-Resources:
-  Queue:
-    Type: AWS::SQS::Queue
-  Raw:
-    Type: AWS::SQS::Queue
-  Topic:
-    Type: AWS::SNS::Topic
-    Properties:
-      DisplayName: ticks
-      Subscription:
-        - Protocol: sqs
-          Endpoint: !GetAtt Queue.Arn
-  RawSubscription:
-    Type: AWS::SNS::Subscription
-    Properties:
-      TopicArn: !Ref Topic
-      Protocol: sqs
-      Endpoint: !GetAtt Raw.Arn
-      RawMessageDelivery: true
-  QueuePolicy:
-    Type: AWS::SQS::QueuePolicy
-    Properties:
-      Queues: [!Ref Queue, !Ref Raw]
-      PolicyDocument:
-        Version: '2012-10-17'
-        Statement:
-          - {Effect: Allow, Principal: {Service: sns.amazonaws.com}, Action: sqs:SendMessage, Resource: '*'}
-  Role:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument:
-        Statement: [{Effect: Allow, Principal: {Service: scheduler.amazonaws.com}, Action: sts:AssumeRole}]
-  Publish:
-    Type: AWS::IAM::Policy
-    Properties:
-      PolicyName: publish
-      Roles: [!Ref Role]
-      PolicyDocument:
-        Statement: [{Effect: Allow, Action: sns:Publish, Resource: !Ref Topic}]
-  Setting:
-    Type: AWS::SSM::Parameter
-    Properties:
-      Type: String
-      Value: hello
-  Schedule:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      ScheduleExpression: rate(1 minute)
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: !Ref Topic
-        RoleArn: !GetAtt Role.Arn
-        Input: '{"tick":1}'
-Outputs:
-  TopicName: {Value: !GetAtt Topic.TopicName}
-  Setting: {Value: !Ref Setting}
-  SettingValue: {Value: !GetAtt Setting.Value}
-"#;
+const SUPPORTING: &str = include_str!("../templates/cloudformation_resources/supporting.yaml");
 
 #[tokio::test]
 async fn topics_subscriptions_policies_and_parameters_serve_a_schedule() {

@@ -15,6 +15,7 @@ use aws_sdk_cloudformation::types::{Capability, Parameter, StackStatus};
 use aws_sdk_cloudformation::Client;
 use cumulo::ids::Scope;
 
+use crate::fixtures::outputs;
 use crate::support::{corpus_dir, Emulator};
 
 /// The corpus file whose name starts with `<number>__`, if the corpus is here.
@@ -75,9 +76,9 @@ async fn deploy_and_delete(
         .stack_id()
         .unwrap()
         .to_string();
-    let stack = crate::cloudformation::describe(cfn, name).await;
+    let stack = crate::fixtures::describe(cfn, name).await;
     if stack.stack_status() != Some(&StackStatus::CreateComplete) {
-        let events = crate::cloudformation::events(cfn, name).await;
+        let events = crate::fixtures::events(cfn, name).await;
         panic!("{name}: {:?}\n{events:#?}", stack.stack_status());
     }
     let resources = cfn
@@ -226,7 +227,7 @@ async fn corpus_34_fails_its_rule_without_a_recent_bootstrap() {
         .await
         .unwrap_err();
     assert_eq!(
-        crate::cloudformation::err(err).1,
+        crate::fixtures::err(err).1,
         "Unable to fetch parameters [/cdk-bootstrap/hnb659fds/version] from parameter store for this account."
     );
     let ssm = aws_sdk_ssm::Client::new(&emu.sdk_config().await);
@@ -246,7 +247,7 @@ async fn corpus_34_fails_its_rule_without_a_recent_bootstrap() {
         .await
         .unwrap_err();
     assert_eq!(
-        crate::cloudformation::err(err).1,
+        crate::fixtures::err(err).1,
         "CDK bootstrap stack version 6 required. Please run 'cdk bootstrap' with a recent version of the CDK CLI."
     );
 }
@@ -260,41 +261,17 @@ fn example(name: &str) -> String {
     .unwrap()
 }
 
-async fn outputs(cfn: &Client, name: &str) -> std::collections::HashMap<String, String> {
-    crate::cloudformation::describe(cfn, name)
-        .await
-        .outputs()
-        .iter()
-        .map(|o| {
-            (
-                o.output_key().unwrap().to_string(),
-                o.output_value().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
+/// CreateStack with CAPABILITY_IAM, which must end CREATE_COMPLETE (else the events show why).
 async fn create(cfn: &Client, name: &str, body: &str) {
-    cfn.create_stack()
-        .stack_name(name)
-        .template_body(body)
-        .capabilities(Capability::CapabilityIam)
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-    let stack = crate::cloudformation::describe(cfn, name).await;
-    if stack.stack_status() != Some(&StackStatus::CreateComplete) {
-        let events = crate::cloudformation::events(cfn, name).await;
-        panic!("{name}: {:?}\n{events:#?}", stack.stack_status());
+    let st = crate::fixtures::create_iam(cfn, name, body, &[]).await;
+    if st != StackStatus::CreateComplete {
+        let events = crate::fixtures::events(cfn, name).await;
+        panic!("{name}: {st:?}\n{events:#?}");
     }
 }
 
 async fn delete(cfn: &Client, name: &str) {
-    cfn.delete_stack().stack_name(name).send().await.unwrap();
-    assert!(
-        cfn.describe_stacks().stack_name(name).send().await.is_err(),
-        "{name}"
-    );
+    assert!(crate::fixtures::remove(cfn, name).await, "{name}");
 }
 
 async fn invocations(emu: &Emulator, schedule_arn: &str) -> Vec<serde_json::Value> {
@@ -354,7 +331,7 @@ async fn schedule_to_lambda_example_invokes_the_function_it_made() {
         .send()
         .await
         .unwrap();
-    let stack = crate::cloudformation::describe(&cfn, "nightly").await;
+    let stack = crate::fixtures::describe(&cfn, "nightly").await;
     assert_eq!(stack.stack_status(), Some(&StackStatus::CreateComplete));
     let out = outputs(&cfn, "nightly").await;
     let function = emu
@@ -400,7 +377,7 @@ async fn ssm_driven_example_reads_the_expression_another_stack_wrote() {
         "{}",
         out["PublishedUrl"]
     );
-    let stack = crate::cloudformation::describe(&cfn, "cadence").await;
+    let stack = crate::fixtures::describe(&cfn, "cadence").await;
     let p = &stack.parameters()[0];
     assert_eq!(p.parameter_value(), Some("/cumulo/examples/expression"));
     assert_eq!(p.resolved_value(), Some("rate(15 minutes)"));
@@ -436,7 +413,7 @@ async fn ssm_driven_example_reads_the_expression_another_stack_wrote() {
         .send()
         .await
         .unwrap();
-    let stack = crate::cloudformation::describe(&cfn, "cadence").await;
+    let stack = crate::fixtures::describe(&cfn, "cadence").await;
     assert_eq!(stack.stack_status(), Some(&StackStatus::UpdateComplete));
     let got = scheduler
         .get_schedule()

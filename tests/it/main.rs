@@ -2,8 +2,10 @@
 //! official AWS SDK for Rust (or the aws CLI), under a manual clock.
 
 mod auth;
+mod cfn_fidelity;
 mod cfn_providers;
 mod cfn_validation;
+mod cfn_wire;
 mod cli;
 mod cloudformation;
 mod cloudformation_durability;
@@ -14,6 +16,9 @@ mod coral;
 mod corpus;
 mod dispatch;
 mod expressions;
+mod fixtures;
+mod lifecycle_property;
+mod process;
 mod protocol;
 mod restart;
 mod rollback_doc;
@@ -30,4 +35,5 @@ mod sqs_query;
 mod ssm;
 mod support;
 mod template_budget;
+mod tidy;
 mod well_formed;

@@ -6,8 +6,8 @@
 use aws_sdk_cloudformation::types::{ChangeSetType, StackStatus};
 use aws_sdk_cloudformation::Client;
 
-use crate::cloudformation::{events, status};
-use crate::rollback_support::{all_schedules, create, param, since, update};
+use crate::fixtures::{create, events, param, since, status, update};
+use crate::rollback_support::all_schedules;
 use crate::support::Emulator;
 
 /// v1 of the planned stack: `D` is removed by v2 and `E` added. `A` changes in place, `B` is

@@ -19,8 +19,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::json;
 
-use crate::cloudformation::{events, status};
-use crate::rollback_support::{all_schedules, params, since, ScheduleView};
+use crate::fixtures::{events, params, resources_in, since, status};
+use crate::rollback_support::{all_schedules, ScheduleView};
 use crate::support::Emulator;
 
 const STACK: &str = "prop";
@@ -392,18 +392,7 @@ impl Case<'_> {
                 Ok(Some(current.clone()))
             }
             StackStatus::UpdateRollbackFailed => {
-                let failed: Vec<String> = self
-                    .cfn
-                    .list_stack_resources()
-                    .stack_name(STACK)
-                    .send()
-                    .await
-                    .map_err(|e| format!("{e:?}"))?
-                    .stack_resource_summaries()
-                    .iter()
-                    .filter(|r| r.resource_status().map(|s| s.as_str()) == Some("UPDATE_FAILED"))
-                    .filter_map(|r| r.logical_resource_id().map(str::to_string))
-                    .collect();
+                let failed = resources_in(self.cfn, STACK, "UPDATE_FAILED").await;
                 check!(!failed.is_empty(), "no resource in UPDATE_FAILED");
                 let skip = if step.skip {
                     failed.clone()

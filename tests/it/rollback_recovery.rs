@@ -12,11 +12,10 @@ use chrono::Duration;
 use cumulo::ids::Scope;
 use serde_json::json;
 
-use crate::cloudformation::{describe, err, events, status};
-use crate::rollback_support::{
-    all_schedules, brief, create, fault, get, params, since, stack_id, state, update, ScheduleView,
-    FULL,
+use crate::fixtures::{
+    brief, create, describe, err, events, fault, params, since, stack_id, status, update,
 };
+use crate::rollback_support::{all_schedules, get, state, ScheduleView, FULL};
 use crate::support::{t0, Emulator};
 
 /// Every property of `Nightly` changed in place, and `Later`'s expression.

@@ -12,10 +12,8 @@ use aws_sdk_scheduler::types::{FlexibleTimeWindow, FlexibleTimeWindowMode, Sched
 use chrono::Duration;
 use serde_json::json;
 
-use crate::cloudformation::{describe, events, status};
-use crate::rollback_support::{
-    brief, create, fault, get, since, state, update, ScheduleView, FULL,
-};
+use crate::fixtures::{brief, create, describe, events, fault, since, status, update};
+use crate::rollback_support::{get, state, ScheduleView, FULL};
 use crate::support::{t0, Emulator};
 
 fn date(text: &str) -> Option<DateTime> {
@@ -129,35 +127,7 @@ async fn every_schedule_property_updates_in_place_keeping_arn_and_creation_date(
 }
 
 /// Two schedules on one queue; only `Changed` takes its Input from a parameter.
-const RETRIES: &str = r#"
-Parameters:
-  Input: {Type: String, Default: old}
-Resources:
-  Queue:
-    Type: AWS::SQS::Queue
-  Changed:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      Name: changed
-      ScheduleExpression: rate(10 minutes)
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: !GetAtt Queue.Arn
-        RoleArn: arn:aws:iam::000000000000:role/r
-        Input: !Ref Input
-  Unchanged:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      Name: unchanged
-      ScheduleExpression: rate(10 minutes)
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: !GetAtt Queue.Arn
-        RoleArn: arn:aws:iam::000000000000:role/r
-        Input: same
-Outputs:
-  QueueArn: {Value: !GetAtt Queue.Arn}
-"#;
+const RETRIES: &str = include_str!("../templates/rollback_schedule/retries.yaml");
 
 #[tokio::test]
 async fn an_in_place_update_drops_the_pending_retry_of_the_old_configuration() {
@@ -574,21 +544,7 @@ async fn a_move_needs_its_destination_group_and_a_missing_one_rolls_back() {
 }
 
 /// v2 of a stack whose schedule moves into a group the same update declares.
-const INTO_NEW_GROUP: &str = r#"
-Resources:
-  Queue:
-    Type: AWS::SQS::Queue
-  Purple:
-    Type: AWS::Scheduler::ScheduleGroup
-  Tick:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      Name: tick
-      GroupName: !Ref Purple
-      ScheduleExpression: rate(1 hour)
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target: {Arn: !GetAtt Queue.Arn, RoleArn: 'arn:aws:iam::000000000000:role/r'}
-"#;
+const INTO_NEW_GROUP: &str = include_str!("../templates/rollback_schedule/into_new_group.yaml");
 
 #[tokio::test]
 async fn a_move_into_a_group_the_same_update_declares_creates_the_group_first() {
@@ -642,35 +598,8 @@ async fn a_move_into_a_group_the_same_update_declares_creates_the_group_first() 
 }
 
 /// A schedule whose Kinesis or SageMaker target parameters come from parameters.
-const TARGET_PARAMETERS: &str = r#"
-Parameters:
-  PartitionKey: {Type: String, Default: first}
-  PipelineValue: {Type: String, Default: one}
-  PipelineName: {Type: String, Default: Stage}
-Resources:
-  Stream:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      Name: to-kinesis
-      ScheduleExpression: rate(1 hour)
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: arn:aws:kinesis:us-east-1:000000000000:stream/clicks
-        RoleArn: arn:aws:iam::000000000000:role/r
-        KinesisParameters: {PartitionKey: !Ref PartitionKey}
-  Pipeline:
-    Type: AWS::Scheduler::Schedule
-    Properties:
-      Name: to-sagemaker
-      ScheduleExpression: rate(1 hour)
-      FlexibleTimeWindow: {Mode: 'OFF'}
-      Target:
-        Arn: arn:aws:sagemaker:us-east-1:000000000000:pipeline/train
-        RoleArn: arn:aws:iam::000000000000:role/r
-        SageMakerPipelineParameters:
-          PipelineParameterList:
-            - {Name: !Ref PipelineName, Value: !Ref PipelineValue}
-"#;
+const TARGET_PARAMETERS: &str =
+    include_str!("../templates/rollback_schedule/target_parameters.yaml");
 
 #[tokio::test]
 async fn kinesis_and_sagemaker_parameters_are_kept_validated_and_updated_in_place() {
@@ -969,17 +898,7 @@ async fn a_schedule_replaced_behind_the_stacks_back_is_not_clobbered() {
     assert_eq!(get(&emu, "default", "swap-nightly").await, None);
 }
 
-const GROUP: &str = r#"
-Parameters:
-  Team: {Type: String, Default: a}
-Resources:
-  Group:
-    Type: AWS::Scheduler::ScheduleGroup
-    Properties:
-      Name: tagged
-      Tags:
-        - {Key: team, Value: !Ref Team}
-"#;
+const GROUP: &str = include_str!("../templates/rollback_schedule/group.yaml");
 
 #[tokio::test]
 async fn stack_made_groups_carry_the_cloudformation_system_tags_api_callers_cannot_set() {

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use super::*;
-use crate::cloudformation::engine::PlanValues;
-use crate::cloudformation::status::ResourceStatus;
+use crate::cloudformation::id::PhysicalId;
 use crate::cloudformation::template::{
     BoundParameters, Environment, Evaluator, ParameterInput, Pseudo, Template,
 };
@@ -64,26 +63,16 @@ fn bind(template: &Template, given: &[(&str, &str)]) -> BoundParameters {
 }
 
 /// The stack as V1 with default parameters made it.
-fn current() -> IndexMap<String, ResourceRecord> {
+fn current() -> IndexMap<LogicalId, ResourceRecord> {
     let record = |id: &str, kind: &str, physical: &str, props: Value, attrs: Value| {
-        (
-            id.to_string(),
-            ResourceRecord {
-                logical_id: id.into(),
-                type_name: kind.into(),
-                physical_id: Some(physical.into()),
-                status: ResourceStatus::CreateComplete,
-                status_reason: None,
-                last_updated: chrono::DateTime::UNIX_EPOCH,
-                properties: props,
-                ref_value: Some(Value::String(physical.into())),
-                attributes: serde_json::from_value(attrs).unwrap(),
-                deletion_policy: (id == "Gone").then(|| "Retain".to_string()),
-                update_replace_policy: None,
-                metadata: None,
-                exists: true,
-            },
-        )
+        let mut r = ResourceRecord::new(id.into(), kind, chrono::DateTime::UNIX_EPOCH);
+        r.physical_id = Some(physical.into());
+        r.properties = props;
+        r.ref_value = Some(Value::String(physical.into()));
+        r.attributes = serde_json::from_value(attrs).unwrap();
+        r.deletion_policy = (id == "Gone").then(|| "Retain".to_string());
+        r.exists = true;
+        (LogicalId::from(id), r)
     };
     let arn = "arn:aws:sqs:us-east-1:000000000000:q-one";
     IndexMap::from([
@@ -154,7 +143,7 @@ fn summary(plan: &Plan) -> Vec<(String, &'static str, Option<String>, Option<Str
         .iter()
         .map(|c| {
             (
-                c.logical_id.clone(),
+                c.logical_id.to_string(),
                 c.action.as_str(),
                 c.replacement.clone(),
                 c.policy_action.clone(),
@@ -222,7 +211,7 @@ fn a_create_only_change_replaces_and_its_dependents_follow() {
     );
     let queue = &p.changes[0];
     assert_eq!(
-        queue.physical_id.as_deref(),
+        queue.physical_id.as_ref().map(PhysicalId::as_str),
         Some("http://h/000000000000/q-one")
     );
     assert_eq!(
@@ -295,7 +284,7 @@ fn removed_and_added_resources() {
     assert!(p.changes[0].physical_id.is_none());
     assert!(p.changes[0].details.is_empty() && p.changes[0].scope.is_empty());
     assert_eq!(
-        p.changes[1].physical_id.as_deref(),
+        p.changes[1].physical_id.as_ref().map(PhysicalId::as_str),
         Some("http://h/000000000000/gone")
     );
 }

@@ -34,8 +34,8 @@ use crate::clock::Clock;
 use crate::config::UnsupportedResources;
 use crate::ids::{IdGen, Scope};
 
+use super::deps::Deps;
 use super::model::Tag;
-use super::Deps;
 
 pub use generic::Placeholder;
 

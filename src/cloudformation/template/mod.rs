@@ -93,8 +93,9 @@ pub struct Outline {
 }
 
 impl Outline {
-    /// True when the template has a transform: CreateStack, UpdateStack and CreateChangeSet
-    /// need `CAPABILITY_AUTO_EXPAND` (user guide, CreateStack `Capabilities`).
+    /// True when the template has a transform: CreateStack and UpdateStack need
+    /// `CAPABILITY_AUTO_EXPAND` (API reference, CreateStack `Capabilities`); CreateChangeSet does
+    /// not ("doesn't apply to creating change sets").
     pub fn requires_auto_expand(&self) -> bool {
         !self.transforms.is_empty()
     }

@@ -4,7 +4,7 @@
 use chrono::TimeZone;
 
 use super::*;
-use crate::app::Endpoint;
+use crate::ids::Endpoint;
 use crate::services::sqs::ReceiveMessageInput;
 
 const ACCOUNT: &str = "000000000000";

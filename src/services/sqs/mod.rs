@@ -30,8 +30,8 @@ pub use model::{
     QueueAttributes, ReceiveMessageInput, ReceivedMessage, RedrivePolicy, SentMessage,
 };
 
-use crate::app::Endpoint;
 use crate::clock::Clock;
+use crate::ids::Endpoint;
 use crate::ids::{IdGen, Scope};
 use crate::storage::Storage;
 use crate::sync::lock;
